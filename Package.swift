@@ -1,0 +1,81 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Storefront: a headless app server that runs a shop's ViewModels and speaks JSON-RPC 2.0 on stdio.
+///
+/// Layers point one way: the executable -> ViewModelBinding -> JSONRPC -> JSON -> CJansson, and
+/// ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
+let package = Package(
+    name: "Storefront",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "storefront", targets: ["StorefrontCLI"]),
+        .executable(name: "storefront-bench", targets: ["StorefrontBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    ],
+    targets: [
+        // C: jansson, with static inline adapters for the macros Swift cannot import.
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
+        // The only module that touches json_t*.
+        .target(name: "JSON", dependencies: ["CJansson"]),
+        // RFC 6902 JSON Patch and RFC 6901 JSON Pointer over JSON values.
+        .target(name: "JSONPatch", dependencies: ["JSON"]),
+        // JSON-RPC 2.0: framing, messages, errors, dispatch, cancellation, stdio transport.
+        .target(
+            name: "JSONRPC",
+            dependencies: ["JSON", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The shop's models, service interfaces and change feed. No I/O.
+        .target(name: "Shop"),
+        // Live services over an embedded SQLite database, seeding and fault injection.
+        .target(
+            name: "ShopStore",
+            dependencies: ["Shop", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The five ViewModels.
+        .target(name: "ShopFeatures", dependencies: ["Shop"]),
+        // ViewModels on the wire: open/close, actions, versioned JSON Patch state streaming.
+        .target(
+            name: "ViewModelBinding",
+            dependencies: ["JSONRPC", "JSONPatch", "ShopFeatures", "Shop", "JSON"]
+        ),
+        // The `storefront` executable: argument parsing and the composition root.
+        .executableTarget(
+            name: "StorefrontCLI",
+            dependencies: [
+                "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Benchmarks over real pipes; prints figures, asserts nothing.
+        .executableTarget(
+            name: "StorefrontBench",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"]),
+        .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop"]),
+        .testTarget(
+            name: "ShopFeaturesTests",
+            dependencies: ["ShopFeatures", "Shop", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+        .testTarget(
+            name: "ViewModelBindingTests",
+            dependencies: [
+                "ViewModelBinding", "JSONRPC", "JSON", "JSONPatch", "ShopFeatures", "Shop",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["JSON"]),
+    ]
+)
