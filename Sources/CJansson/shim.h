@@ -31,4 +31,7 @@ static inline void cj_decref(json_t *json) { json_decref(json); }
 /// json_incref(json): a new reference to the same value.
 static inline json_t *cj_incref(json_t *json) { return json_incref(json); }
 
+/// An empty C string, for calls whose buffer pointer must not be NULL even when the length is 0.
+static inline const char *cj_empty(void) { return ""; }
+
 #endif

@@ -1,0 +1,193 @@
+import CJansson
+
+// The bridge between `JSONValue` and jansson. This file is the only place in Storefront that holds a
+// `json_t*`: each pointer lives inside one function and is released there (`defer`), and every call says
+// whether the reference it handles is new, borrowed or stolen.
+
+extension JSONValue {
+    /// Parses one JSON text (any value at the top level, not only objects and arrays).
+    ///
+    /// Strings may contain `\u0000`. Integers too large for 64 bits are read as doubles rather than
+    /// failing the whole text, so that a request with an out-of-range number still has a readable id.
+    /// Nesting deeper than ``maximumNestingDepth`` is an error (jansson's guard against deep recursion).
+    ///
+    /// - Parameter bytes: UTF-8 text; invalid UTF-8 is an error.
+    /// - Throws: ``JSONParseError`` with jansson's text and position.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        let flags = JSON_DECODE_ANY | JSON_ALLOW_NUL
+        var error = json_error_t()
+        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        // json_loadb: a new reference, or NULL on error.
+        var root = json_loadb(base ?? cj_empty(), bytes.count, Int(flags), &error)
+        var integersReadAsReals = false
+        if root == nil, json_error_code(&error) == json_error_numeric_overflow {
+            // Second try with every integer read as a real; whole reals that fit go back to integers.
+            root = json_loadb(base ?? cj_empty(), bytes.count, Int(flags | JSON_DECODE_INT_AS_REAL), &error)
+            integersReadAsReals = true
+        }
+        guard let root else { throw JSONParseError(error) }
+        defer { cj_decref(root) }
+        self = JSONValue(borrowing: root, integersReadAsReals: integersReadAsReals)
+    }
+
+    /// Parses one JSON text held in a byte array. See ``init(parsing:)-(UnsafeRawBufferPointer)``.
+    public init(parsing bytes: [UInt8]) throws(JSONParseError) {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) in try JSONValue(parsing: buffer) }
+        }
+        self = try result.get()
+    }
+
+    /// Parses one JSON text held in a string. See ``init(parsing:)-(UnsafeRawBufferPointer)``.
+    public init(parsing text: String) throws(JSONParseError) {
+        try self.init(parsing: Array(text.utf8))
+    }
+
+    /// How deeply arrays and objects may nest in a parsed text.
+    public static let maximumNestingDepth = Int(JSON_PARSER_MAX_DEPTH)
+
+    /// Converts a jansson value to Swift. `json` is borrowed: its reference count is not touched.
+    init(borrowing json: UnsafeMutablePointer<json_t>, integersReadAsReals: Bool = false) {
+        switch cj_typeof(json) {
+        case JSON_OBJECT:
+            var members = [String: JSONValue](minimumCapacity: json_object_size(json))
+            var iterator = cj_object_iter(json)
+            while let entry = iterator {
+                let key = String(cString: json_object_iter_key(entry), count: json_object_iter_key_len(entry))
+                // json_object_iter_value: borrowed.
+                members[key] = json_object_iter_value(entry).map { JSONValue(borrowing: $0, integersReadAsReals: integersReadAsReals) } ?? .null
+                iterator = json_object_iter_next(json, entry)
+            }
+            self = .object(members)
+        case JSON_ARRAY:
+            let count = json_array_size(json)
+            var elements = [JSONValue]()
+            elements.reserveCapacity(count)
+            for index in 0..<count {
+                // json_array_get: borrowed.
+                elements.append(json_array_get(json, index).map { JSONValue(borrowing: $0, integersReadAsReals: integersReadAsReals) } ?? .null)
+            }
+            self = .array(elements)
+        case JSON_STRING:
+            self = .string(String(cString: json_string_value(json), count: json_string_length(json)))
+        case JSON_INTEGER:
+            self = .integer(Int64(json_integer_value(json)))
+        case JSON_REAL:
+            let real = json_real_value(json)
+            if integersReadAsReals, let integer = Int64(exactly: real) {
+                self = .integer(integer)
+            } else {
+                self = .double(real)
+            }
+        case JSON_TRUE:
+            self = .bool(true)
+        case JSON_FALSE:
+            self = .bool(false)
+        default:
+            self = .null
+        }
+    }
+
+    /// Builds the jansson tree for this value and returns a new reference the caller must release.
+    /// Non-finite doubles, which JSON cannot express, become `null`.
+    func makeJansson() -> UnsafeMutablePointer<json_t> {
+        switch self {
+        case .null:
+            return json_null()
+        case .bool(let value):
+            return cj_boolean(value ? 1 : 0)
+        case .integer(let value):
+            return json_integer(json_int_t(value))
+        case .double(let value):
+            return json_real(value) ?? json_null()
+        case .string(let value):
+            return Self.makeJanssonString(value)
+        case .array(let elements):
+            let array = json_array()!
+            for element in elements {
+                // json_array_append_new steals the new reference.
+                json_array_append_new(array, element.makeJansson())
+            }
+            return array
+        case .object(let members):
+            let object = json_object()!
+            for (key, value) in members {
+                var key = key
+                key.withUTF8 { utf8 in
+                    utf8.withMemoryRebound(to: CChar.self) { chars in
+                        // json_object_setn_new_nocheck steals the value's new reference.
+                        _ = json_object_setn_new_nocheck(
+                            object, chars.baseAddress ?? cj_empty(), chars.count, value.makeJansson())
+                    }
+                }
+            }
+            return object
+        }
+    }
+
+    private static func makeJanssonString(_ value: String) -> UnsafeMutablePointer<json_t> {
+        var value = value
+        return value.withUTF8 { utf8 in
+            utf8.withMemoryRebound(to: CChar.self) { chars in
+                // json_stringn_nocheck copies the bytes into a new reference; Swift strings are valid UTF-8.
+                json_stringn_nocheck(chars.baseAddress ?? cj_empty(), chars.count) ?? json_null()
+            }
+        }
+    }
+
+    /// Appends the compact serialisation (no spaces, no newlines, keys sorted) to `buffer`.
+    ///
+    /// The output never contains a raw newline, so it can be written as one line of newline-delimited JSON.
+    public func serialize(into buffer: inout [UInt8]) {
+        let root = makeJansson()
+        defer { cj_decref(root) }
+        let flags = JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS
+        withUnsafeMutablePointer(to: &buffer) { output in
+            // json_dump_callback borrows `root` and calls back with chunks of the text.
+            _ = json_dump_callback(root, { chunk, size, context in
+                guard let chunk, let context else { return -1 }
+                let output = context.assumingMemoryBound(to: [UInt8].self)
+                chunk.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                    output.pointee.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                }
+                return 0
+            }, output, Int(flags))
+        }
+    }
+
+    /// The compact serialisation as bytes. See ``serialize(into:)``.
+    public func serialized() -> [UInt8] {
+        var buffer = [UInt8]()
+        serialize(into: &buffer)
+        return buffer
+    }
+
+    /// The compact serialisation as a string. See ``serialize(into:)``.
+    public func serializedString() -> String {
+        String(decoding: serialized(), as: UTF8.self)
+    }
+}
+
+extension String {
+    /// A string from `count` bytes of valid UTF-8 at `pointer` (NUL bytes included).
+    fileprivate init(cString pointer: UnsafePointer<CChar>?, count: Int) {
+        guard let pointer, count > 0 else {
+            self = ""
+            return
+        }
+        self = pointer.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+            String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
+    }
+}
+
+extension JSONParseError {
+    /// Copies jansson's error record.
+    fileprivate init(_ error: json_error_t) {
+        var error = error
+        let text = withUnsafeBytes(of: &error.text) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        self.init(text: text, line: Int(error.line), column: Int(error.column), position: Int(error.position))
+    }
+}
