@@ -25,6 +25,10 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        // The main dispatch queue as a pollable descriptor, for the stdio event loop.
+        .target(name: "CMainQueue"),
+        // prctl, which Swift's Glibc module does not import.
+        .target(name: "CProcessControl"),
         // The only module that touches json_t*.
         .target(name: "JSON", dependencies: ["CJansson"]),
         // RFC 6902 JSON Patch and RFC 6901 JSON Pointer over JSON values.
@@ -32,7 +36,7 @@ let package = Package(
         // JSON-RPC 2.0: framing, messages, errors, dispatch, cancellation, stdio transport.
         .target(
             name: "JSONRPC",
-            dependencies: ["JSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSON", "CMainQueue", .product(name: "Logging", package: "swift-log")]
         ),
         // The shop's models, service interfaces and change feed. No I/O.
         .target(name: "Shop"),
@@ -52,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "StorefrontCLI",
             dependencies: [
-                "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop",
+                "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

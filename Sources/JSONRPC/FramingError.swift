@@ -1,0 +1,20 @@
+/// Why bytes on the input stream could not be taken as a message. The stream goes on after each.
+public enum FramingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A message longer than the limit; its bytes were skipped without being buffered.
+    case messageTooLarge(limit: Int)
+    /// A Content-Length header block that is malformed (missing, negative, non-numeric or conflicting
+    /// length, a line that is not a header, or a block over 8 KiB). The block was skipped.
+    case invalidHeader(String)
+    /// Bytes that are not a header where a header block was expected; skipped up to the next
+    /// `Content-Length` header.
+    case unexpectedBytes(count: Int)
+
+    /// A sentence for the error response.
+    public var description: String {
+        switch self {
+        case .messageTooLarge(let limit): "message exceeds the limit of \(limit) bytes and was skipped"
+        case .invalidHeader(let detail): "invalid Content-Length header block: \(detail)"
+        case .unexpectedBytes(let count): "skipped \(count) bytes that are not a Content-Length header"
+        }
+    }
+}

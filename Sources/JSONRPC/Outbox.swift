@@ -1,0 +1,73 @@
+import JSON
+
+/// Outgoing messages, framed and queued as bytes until the transport writes them in one go.
+///
+/// Everything the server sends goes through here in order, so a notification enqueued before a response
+/// is written before it.
+@MainActor
+public final class Outbox {
+    /// The framing of outgoing messages: the one the client spoke (newline-delimited until known).
+    public var framing: Framing
+    /// Framed bytes not yet written.
+    public private(set) var pending: [UInt8] = []
+    private var scratch: [UInt8] = []
+    /// Called after bytes are enqueued, so the transport can schedule a write.
+    public var onEnqueue: (@MainActor () -> Void)?
+
+    /// An empty outbox.
+    public init(framing: Framing = .newlineDelimited) {
+        self.framing = framing
+    }
+
+    /// Queues one message.
+    public func enqueue(_ message: JSONValue) {
+        scratch.removeAll(keepingCapacity: true)
+        message.serialize(into: &scratch)
+        enqueuePayload(scratch)
+    }
+
+    /// Queues a success response, written field by field (`{"jsonrpc":"2.0","id":...,"result":...}`).
+    public func enqueueResult(_ result: JSONValue, id: RequestID) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        Self.append(id, to: &scratch)
+        scratch.append(contentsOf: #","result":"#.utf8)
+        result.serialize(into: &scratch)
+        scratch.append(0x7D)
+        enqueuePayload(scratch)
+    }
+
+    /// Queues a notification `{"jsonrpc":"2.0","method":...,"params":...}`.
+    public func enqueueNotification(_ method: String, params: JSONValue) {
+        enqueue(["jsonrpc": "2.0", "method": .string(method), "params": params])
+    }
+
+    /// Queues already-serialised JSON.
+    public func enqueuePayload(_ payload: [UInt8]) {
+        framing.frame(payload, into: &pending)
+        onEnqueue?()
+    }
+
+    /// Drops the first `count` pending bytes (they were written).
+    public func consume(_ count: Int) {
+        if count == pending.count {
+            pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
+        } else {
+            pending.removeFirst(count)
+        }
+    }
+
+    private static func append(_ id: RequestID, to buffer: inout [UInt8]) {
+        switch id {
+        case .integer(let integer): buffer.append(contentsOf: String(integer).utf8)
+        case .string: id.jsonValue.serialize(into: &buffer)
+        }
+    }
+}
+
+extension RPCError {
+    /// The whole error response for `id` (`null` when the id could not be read).
+    public func response(id: RequestID?) -> JSONValue {
+        ["jsonrpc": "2.0", "id": id?.jsonValue ?? .null, "error": jsonValue]
+    }
+}

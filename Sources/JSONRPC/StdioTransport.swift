@@ -1,0 +1,164 @@
+import CMainQueue
+import JSON
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves a ``Connection`` over a pair of file descriptors (stdin and stdout) from one `poll()` loop on
+/// the main thread.
+///
+/// The loop waits on the input, on the output when bytes are pending, and on the main dispatch queue, so
+/// the main actor's tasks run on this same thread between reads: no thread hand-off per request and no
+/// polling with sleeps. Everything one read brings is parsed and dispatched in one main-actor turn, and
+/// the answers go out with one `write`. Input is not read while too much output is pending or too many
+/// requests are in flight, so memory is bounded by that window rather than by how fast the client writes.
+public final class StdioTransport {
+    /// Tunables.
+    public struct Configuration: Sendable {
+        /// Which framing to accept.
+        public var framing: FramingChoice = .auto
+        /// The largest message accepted, in bytes.
+        public var maxMessageBytes = 16 * 1024 * 1024
+        /// Stop reading while more than this many bytes wait to be written.
+        public var maxPendingOutputBytes = 4 * 1024 * 1024
+        /// Stop reading while this many requests are in flight.
+        public var maxInFlightRequests = 4_096
+        /// After end of input or `exit`, how long to keep trying to deliver pending output, in ms.
+        public var drainTimeoutMilliseconds = 5_000
+
+        /// The defaults.
+        public init() {}
+    }
+
+    private let input: Int32
+    private let output: Int32
+    private let configuration: Configuration
+    private let logger: Logger
+    private var decoder: FrameDecoder
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var outputIsNonBlocking = false
+
+    /// A transport reading `input` and writing `output`.
+    public init(input: Int32, output: Int32, configuration: Configuration, logger: Logger) {
+        self.input = input
+        self.output = output
+        self.configuration = configuration
+        self.logger = logger
+        self.decoder = FrameDecoder(choice: configuration.framing, maxMessageBytes: configuration.maxMessageBytes)
+    }
+
+    /// Runs until the client is gone (end of input: exit code 0) or sends `exit` (0 after `shutdown`,
+    /// 1 otherwise). Call on the main thread.
+    ///
+    /// - Returns: the exit code.
+    @MainActor
+    public func run(_ connection: Connection) -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        outputIsNonBlocking = makeNonBlockingIfPipe(output)
+        let mainQueue = cmq_main_queue_fd()
+        let outbox = connection.outbox
+        var inputOpen = true
+        var deadline: Int64?
+
+        while true {
+            if connection.exitCode != nil, inputOpen {
+                // `exit`: read no more; let requests in flight answer and the output drain, within the limit.
+                inputOpen = false
+                deadline = now() + Int64(configuration.drainTimeoutMilliseconds)
+            }
+            if !inputOpen {
+                if connection.inFlightCount == 0 && outbox.pending.isEmpty { return connection.exitCode ?? 0 }
+                if let deadline, now() >= deadline {
+                    logger.warning("gave up delivering output after the end of input",
+                                   metadata: ["pendingBytes": "\(outbox.pending.count)", "inFlight": "\(connection.inFlightCount)"])
+                    return connection.exitCode ?? 0
+                }
+            }
+            let wantInput = inputOpen && outbox.pending.count < configuration.maxPendingOutputBytes
+                && connection.inFlightCount < configuration.maxInFlightRequests
+            var descriptors = [
+                pollfd(fd: mainQueue, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wantInput ? input : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: outbox.pending.isEmpty || !outputIsNonBlocking ? -1 : output, events: Int16(POLLOUT), revents: 0),
+            ]
+            let timeout = deadline.map { Int32(clamping: max(0, $0 - now())) } ?? -1
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                logger.error("poll failed", metadata: ["errno": "\(errno)"])
+                return 1
+            }
+            if descriptors[0].revents != 0 {
+                cmq_drain_main_queue()
+            }
+            if descriptors[1].revents != 0 {
+                if !readInput(into: connection) {
+                    inputOpen = false
+                    deadline = now() + Int64(configuration.drainTimeoutMilliseconds)
+                    logger.debug("end of input")
+                }
+                // Run the tasks this input started up to their first suspension, so that quick answers
+                // leave in the same write.
+                cmq_drain_main_queue()
+            }
+            if !outbox.pending.isEmpty, !write(outbox) {
+                logger.info("the client closed its end of the output; exiting")
+                return connection.exitCode ?? 0
+            }
+        }
+    }
+
+    /// Reads once and dispatches every complete message. Returns false at end of input.
+    @MainActor
+    private func readInput(into connection: Connection) -> Bool {
+        let count = readBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+        if count < 0 {
+            return errno == EINTR || errno == EAGAIN
+        }
+        if count == 0 { return false }
+        readBuffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        while let event = decoder.next() {
+            if let framing = decoder.framing { connection.outbox.framing = framing }
+            switch event {
+            case .message(let body): connection.receive(body)
+            case .error(let error): connection.receive(framingError: error)
+            }
+        }
+        return true
+    }
+
+    /// Writes what the output takes now (all of it when the output is blocking). Returns false when the
+    /// reader is gone.
+    @MainActor
+    private func write(_ outbox: Outbox) -> Bool {
+        while !outbox.pending.isEmpty {
+            let written = outbox.pending.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { return true }
+                return false
+            }
+            outbox.consume(written)
+        }
+        return true
+    }
+
+    /// Sets O_NONBLOCK on a pipe or socket (a terminal or file stays blocking). Returns whether it did.
+    private func makeNonBlockingIfPipe(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFIFO || kind == S_IFSOCK else { return false }
+        let flags = fcntl(descriptor, F_GETFL)
+        return flags >= 0 && fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
+    }
+
+    /// Milliseconds on the monotonic clock.
+    private func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+}
