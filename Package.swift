@@ -7,7 +7,7 @@ import PackageDescription
 /// ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
 let package = Package(
     name: "Storefront",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "storefront", targets: ["StorefrontCLI"]),
         .executable(name: "storefront-bench", targets: ["StorefrontBench"]),

@@ -1,0 +1,49 @@
+import JSON
+import JSONRPC
+
+/// One action of a ViewModel type, served as the method `<type>/<name>`.
+public struct ActionDefinition: Sendable {
+    /// The action's name (`add` in `cart/add`).
+    public let name: String
+    /// One line for the OpenRPC document.
+    public let summary: String
+    /// OpenRPC content descriptors of the params other than `viewModel`.
+    public let params: [JSONValue]
+    /// Performs the action on a ViewModel of the right type; returns extra result members
+    /// (`version` is added by the host).
+    let perform: @MainActor @Sendable (AnyObject, Request) async throws -> [String: JSONValue]
+
+    /// An action whose params decode into `Arguments`.
+    ///
+    /// - Parameters:
+    ///   - name: the action's name.
+    ///   - summary: one line for the OpenRPC document.
+    ///   - params: OpenRPC content descriptors of `Arguments`' members.
+    ///   - perform: runs the action and returns extra result members (`[:]` for none).
+    public static func action<Model: ScreenViewModel, Arguments: Decodable>(
+        _ name: String, summary: String, params: [JSONValue] = [], on model: Model.Type, arguments: Arguments.Type,
+        perform: @escaping @MainActor @Sendable (Model, Arguments) async throws -> [String: JSONValue]
+    ) -> ActionDefinition {
+        ActionDefinition(name: name, summary: summary, params: params) { object, request in
+            let arguments = try request.decodeParams(Arguments.self)
+            return try await perform(object as! Model, arguments)
+        }
+    }
+
+    /// An action without params beyond `viewModel`.
+    public static func action<Model: ScreenViewModel>(
+        _ name: String, summary: String, on model: Model.Type,
+        perform: @escaping @MainActor @Sendable (Model) async throws -> [String: JSONValue]
+    ) -> ActionDefinition {
+        ActionDefinition(name: name, summary: summary, params: []) { object, _ in
+            try await perform(object as! Model)
+        }
+    }
+}
+
+/// An OpenRPC content descriptor `{name, required, schema}`.
+public func param(_ name: String, _ schema: JSONValue, required: Bool = true, summary: String? = nil) -> JSONValue {
+    var members: [String: JSONValue] = ["name": .string(name), "required": .bool(required), "schema": schema]
+    if let summary { members["summary"] = .string(summary) }
+    return .object(members)
+}

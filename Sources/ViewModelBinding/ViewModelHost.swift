@@ -1,0 +1,251 @@
+import JSON
+import JSONPatch
+import JSONRPC
+import Logging
+import Observation
+import Synchronization
+
+/// Puts ViewModels on the wire: `viewModel/open`, `viewModel/close`, `viewModel/get`, one method per
+/// action, and the `viewModel/changed` stream of versioned patches.
+///
+/// Each open ViewModel's state is read under `withObservationTracking`; a change marks it dirty and
+/// schedules one flush for the end of the main-actor turn, so changes made in one turn become one
+/// notification. Before an action answers, every dirty ViewModel is flushed, so the notifications an
+/// action caused are written before its response.
+@MainActor
+public final class ViewModelHost {
+    /// How notifications carry changes; set from the client's `initialize` capabilities.
+    public var updateMode: StateUpdateMode = .patch
+    /// The most ViewModels open at once; opening another is refused.
+    public var maxOpenViewModels = 1_000
+
+    private let connection: Connection
+    private let logger: Logger
+    private var definitions: [String: ViewModelDefinition] = [:]
+    private var screens: [String: Entry] = [:]
+    private var nextHandle = 1
+    private var flushScheduled = false
+
+    /// One open ViewModel.
+    @MainActor
+    private final class Entry {
+        let handle: String
+        let definition: ViewModelDefinition
+        let screen: OpenScreen
+        var version = 1
+        var state: JSONValue = .null
+        /// Set by the observation callback on whatever thread makes the change, at once.
+        nonisolated let changed = ChangeFlag()
+
+        init(handle: String, definition: ViewModelDefinition, screen: OpenScreen) {
+            self.handle = handle
+            self.definition = definition
+            self.screen = screen
+        }
+    }
+
+    /// A host serving `definitions` on `connection`. Call ``install()`` to register the methods.
+    public init(connection: Connection, definitions: [ViewModelDefinition], logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+        for definition in definitions { self.definitions[definition.type] = definition }
+    }
+
+    /// Handles of the open ViewModels.
+    public var openHandles: [String] { screens.keys.sorted(by: Self.handleOrder) }
+
+    // MARK: Methods
+
+    /// Registers `viewModel/open`, `viewModel/close`, `viewModel/get` and every `<type>/<action>`.
+    public func install() {
+        let types = JSONValue.array(definitions.keys.sorted().map { .string($0) })
+        connection.register(
+            MethodDescription(
+                name: "viewModel/open", summary: "Opens a ViewModel (a screen appears) and starts its initial load.",
+                params: [
+                    param("type", ["type": "string", "enum": types]),
+                    param("args", ["type": "object"], required: false, summary: "productDetail: {productId}"),
+                ],
+                result: ["name": "OpenedViewModel", "schema": ["$ref": "#/components/schemas/ViewModelState"]],
+                errors: [Self.invalidParamsError]),
+            handler: .immediate { [unowned self] request in try self.open(request) })
+        connection.register(
+            MethodDescription(
+                name: "viewModel/close", summary: "Closes a ViewModel (the screen goes away); its tasks are cancelled.",
+                params: [param("viewModel", ["type": "string"])],
+                result: ["name": "Null", "schema": ["type": "null"]], errors: [Self.invalidParamsError]),
+            handler: .immediate { [unowned self] request in
+                let entry = try self.entry(for: request, type: nil)
+                self.screens[entry.handle] = nil
+                entry.screen.close()
+                return .null
+            })
+        connection.register(
+            MethodDescription(
+                name: "viewModel/get", summary: "Returns a ViewModel's current version and whole state (to resync).",
+                params: [param("viewModel", ["type": "string"])],
+                result: ["name": "ViewModelState", "schema": ["$ref": "#/components/schemas/ViewModelState"]],
+                errors: [Self.invalidParamsError]),
+            handler: .immediate { [unowned self] request in
+                let entry = try self.entry(for: request, type: nil)
+                self.flushDirty()
+                return self.snapshot(of: entry)
+            })
+        for definition in definitions.values {
+            for action in definition.actions {
+                registerAction(action, of: definition)
+            }
+        }
+    }
+
+    private static let invalidParamsError: JSONValue = ["code": -32602, "message": "Invalid params"]
+
+    private func registerAction(_ action: ActionDefinition, of definition: ViewModelDefinition) {
+        connection.register(
+            MethodDescription(
+                name: "\(definition.type)/\(action.name)", summary: action.summary,
+                params: [param("viewModel", ["type": "string"])] + action.params,
+                result: ["name": "ActionResult", "schema": ["$ref": "#/components/schemas/ActionResult"]],
+                errors: [Self.invalidParamsError, ["code": .integer(Int64(ShopErrorCodes.refused)), "message": "Action refused"],
+                         ["code": .integer(Int64(ShopErrorCodes.failed)), "message": "Action failed"]]),
+            handler: .task { [unowned self] request in
+                let entry = try self.entry(for: request, type: definition.type)
+                let extras: [String: JSONValue]
+                do {
+                    extras = try await action.perform(entry.screen.object, request)
+                } catch {
+                    self.flushDirty()
+                    throw error
+                }
+                self.flushDirty()
+                var result = extras
+                result["version"] = .integer(Int64(entry.version))
+                return .object(result)
+            })
+    }
+
+    private func open(_ request: Request) throws -> JSONValue {
+        struct Params: Decodable {
+            var type: String
+            var args: JSONValue?
+        }
+        let params = try request.decodeParams(Params.self)
+        guard let definition = definitions[params.type] else {
+            throw RPCError.invalidParams(
+                parameter: "type",
+                reason: "\"\(params.type)\" is not a ViewModel type; one of \(definitions.keys.sorted().joined(separator: ", "))")
+        }
+        guard screens.count < maxOpenViewModels else {
+            throw RPCError.invalidParams(parameter: "", reason: "too many open ViewModels (limit \(maxOpenViewModels)); close some first")
+        }
+        let args = params.args ?? .object([:])
+        guard case .object = args else {
+            throw RPCError.invalidParams(parameter: "args", reason: "must be an object, not \(args.typeName)")
+        }
+        let screen: OpenScreen
+        do {
+            screen = try definition.make(args)
+        } catch let error as DecodingError {
+            var rpcError = RPCError(from: error)
+            if case .string(let parameter)? = rpcError.data?["parameter"] {
+                rpcError = .invalidParams(parameter: "args.\(parameter)", reason: rpcError.data?["reason"]?.stringValue ?? "")
+            }
+            throw rpcError
+        }
+        let entry = Entry(handle: "v\(nextHandle)", definition: definition, screen: screen)
+        nextHandle += 1
+        screen.appear()
+        entry.state = try observeState(of: entry)
+        screens[entry.handle] = entry
+        return snapshot(of: entry)
+    }
+
+    private func snapshot(of entry: Entry) -> JSONValue {
+        ["viewModel": .string(entry.handle), "version": .integer(Int64(entry.version)), "state": entry.state]
+    }
+
+    private func entry(for request: Request, type: String?) throws -> Entry {
+        struct Params: Decodable { var viewModel: String }
+        let handle = try request.decodeParams(Params.self).viewModel
+        guard let entry = screens[handle] else {
+            throw RPCError.invalidParams(parameter: "viewModel", reason: "no open ViewModel has the handle \"\(handle)\"")
+        }
+        if let type, entry.definition.type != type {
+            throw RPCError.invalidParams(
+                parameter: "viewModel", reason: "\"\(handle)\" is a \(entry.definition.type) ViewModel, not a \(type)")
+        }
+        return entry
+    }
+
+    // MARK: State stream
+
+    /// Reads the state and arranges to hear of its next change.
+    private func observeState(of entry: Entry) throws -> JSONValue {
+        var result: Result<JSONValue, any Error> = .success(.null)
+        withObservationTracking {
+            result = Result { try entry.screen.readState() }
+        } onChange: { [weak self, changed = entry.changed] in
+            // Called before the change, on the thread that makes it. The flag is set at once, so an
+            // action finishing in this same turn flushes it before answering; the flush for changes
+            // made outside actions runs after the current main-actor job, so one turn's changes are one
+            // notification.
+            changed.set()
+            Task { @MainActor in self?.scheduleFlush() }
+        }
+        return try result.get()
+    }
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        Task { @MainActor [weak self] in self?.flushDirty() }
+    }
+
+    /// Sends one `viewModel/changed` for each ViewModel that changed since its last notification.
+    public func flushDirty() {
+        flushScheduled = false
+        for handle in screens.keys.sorted(by: Self.handleOrder) {
+            guard let entry = screens[handle], entry.changed.take() else { continue }
+            let newState: JSONValue
+            do {
+                newState = try observeState(of: entry)
+            } catch {
+                logger.error("could not encode a ViewModel's state", metadata: ["viewModel": "\(handle)", "error": "\(error)"])
+                continue
+            }
+            guard newState != entry.state else { continue }
+            let patch = JSONPatch.diff(from: entry.state, to: newState)
+            entry.state = newState
+            entry.version += 1
+            var params: [String: JSONValue] = ["viewModel": .string(handle), "version": .integer(Int64(entry.version))]
+            switch updateMode {
+            case .patch: params["patch"] = patch.jsonValue
+            case .snapshot: params["state"] = newState
+            }
+            connection.notify("viewModel/changed", params: .object(params))
+        }
+    }
+
+    private static func handleOrder(_ a: String, _ b: String) -> Bool {
+        (a.count, a) < (b.count, b)
+    }
+}
+
+/// The JSON-RPC error codes of the shop's own errors.
+public enum ShopErrorCodes {
+    /// -32001: the action was refused (invalid form, quantity above stock, ...); state is unchanged.
+    public static let refused = -32001
+    /// -32003: a service or the storage failed; `data.retryable` says whether to try again.
+    public static let failed = -32003
+}
+
+/// A flag set from any thread and taken on the main actor.
+final class ChangeFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    /// Marks a change.
+    func set() { value.store(true, ordering: .releasing) }
+
+    /// Whether a change was marked since the last call; clears the mark.
+    func take() -> Bool { value.exchange(false, ordering: .acquiringAndReleasing) }
+}

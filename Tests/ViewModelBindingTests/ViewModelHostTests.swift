@@ -1,0 +1,180 @@
+import JSON
+import JSONPatch
+import JSONRPC
+import Logging
+import Observation
+import Testing
+@testable import ViewModelBinding
+
+/// A small ViewModel standing in for the shop's, so that the host is tested on its own.
+@MainActor @Observable
+final class CounterViewModel: ScreenViewModel {
+    struct State: Encodable, Equatable {
+        var phase: String
+        var count: Int
+        var log: [String]
+    }
+
+    private(set) var phase = "idle"
+    private(set) var count = 0
+    private(set) var log: [String] = []
+    @ObservationIgnored private(set) var closed = false
+
+    var state: State { State(phase: phase, count: count, log: log) }
+
+    func appear() { phase = "loading" }
+    func close() { closed = true }
+
+    /// Two changes in one turn.
+    func incrementTwice() {
+        count += 1
+        count += 1
+        log.append("+2")
+    }
+
+    func finishLoading() async {
+        await Task.yield()
+        phase = "loaded"
+    }
+}
+
+@MainActor
+struct Harness {
+    let outbox = Outbox()
+    let connection: Connection
+    let host: ViewModelHost
+
+    init(mode: StateUpdateMode = .patch) {
+        connection = Connection(
+            identity: ServerIdentity(name: "test", version: "0", protocolVersion: "0"), outbox: outbox,
+            logger: Logger(label: "test"))
+        host = ViewModelHost(connection: connection, definitions: [Self.counter], logger: Logger(label: "test"))
+        host.updateMode = mode
+        host.install()
+        connection.receive(["jsonrpc": "2.0", "id": 0, "method": "initialize", "params": [:]])
+        _ = takeMessages()
+    }
+
+    static let counter = ViewModelDefinition.screen(
+        "counter", summary: "test", stateSchemaName: "CounterState",
+        actions: [
+            .action("incrementTwice", summary: "", on: CounterViewModel.self) { model in
+                model.incrementTwice()
+                return [:]
+            },
+            .action("finishLoading", summary: "", on: CounterViewModel.self) { model in
+                await model.finishLoading()
+                return ["extra": true]
+            },
+        ],
+        make: { _ in CounterViewModel() })
+
+    func send(_ id: Int64, _ method: String, _ params: JSONValue) {
+        connection.receive(["jsonrpc": "2.0", "id": .integer(id), "method": .string(method), "params": params])
+    }
+
+    /// Lets tasks on the main actor run until no request is in flight and no flush is pending.
+    func settle() async {
+        for _ in 0..<1_000 {
+            await Task.yield()
+            if connection.inFlightCount == 0 { break }
+        }
+        for _ in 0..<10 { await Task.yield() }
+    }
+
+    /// The messages written so far, parsed, and clears the outbox.
+    func takeMessages() -> [JSONValue] {
+        let lines = outbox.pending.split(separator: 0x0A)
+        outbox.consume(outbox.pending.count)
+        return lines.map { try! JSONValue(parsing: Array($0)) }
+    }
+}
+
+@MainActor @Suite struct ViewModelHostTests {
+    @Test func openingReturnsTheAppearedStateAtVersionOne() {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        let messages = harness.takeMessages()
+        #expect(messages == [[
+            "jsonrpc": "2.0", "id": 1,
+            "result": ["viewModel": "v1", "version": 1, "state": ["phase": "loading", "count": 0, "log": []]],
+        ]])
+    }
+
+    @Test func anActionsNotificationsComeBeforeItsResponseAndChangesInOneTurnAreOne() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        _ = harness.takeMessages()
+        harness.send(2, "counter/incrementTwice", ["viewModel": "v1"])
+        await harness.settle()
+        let messages = harness.takeMessages()
+        try #require(messages.count == 2, "\(messages)")
+        #expect(messages[0]["method"] == "viewModel/changed", "\(messages)")
+        #expect(messages[0]["params"]?["version"] == 2)
+        let patch = try JSONPatch(json: try #require(messages[0]["params"]?["patch"]))
+        #expect(try patch.apply(to: ["phase": "loading", "count": 0, "log": []]) == ["phase": "loading", "count": 2, "log": ["+2"]])
+        #expect(messages[1] == ["jsonrpc": "2.0", "id": 2, "result": ["version": 2]])
+    }
+
+    @Test func versionsRiseByOnePerNotificationAndGetMatchesTheMirror() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        var mirror = try #require(harness.takeMessages().first?["result"]?["state"])
+        var version: Int64 = 1
+        for id in 2...6 {
+            harness.send(Int64(id), "counter/incrementTwice", ["viewModel": "v1"])
+            await harness.settle()
+        }
+        harness.send(7, "counter/finishLoading", ["viewModel": "v1"])
+        await harness.settle()
+        for message in harness.takeMessages() where message["method"] == "viewModel/changed" {
+            let params = try #require(message["params"])
+            #expect(params["version"] == .integer(version + 1))
+            version += 1
+            mirror = try JSONPatch(json: try #require(params["patch"])).apply(to: mirror)
+        }
+        harness.send(8, "viewModel/get", ["viewModel": "v1"])
+        let get = try #require(harness.takeMessages().first?["result"])
+        #expect(get["version"] == .integer(version))
+        #expect(get["state"] == mirror)
+        #expect(mirror["phase"] == "loaded")
+        #expect(mirror["count"] == 10)
+    }
+
+    @Test func snapshotModeSendsWholeStates() async throws {
+        let harness = Harness(mode: .snapshot)
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        _ = harness.takeMessages()
+        harness.send(2, "counter/incrementTwice", ["viewModel": "v1"])
+        await harness.settle()
+        let notification = try #require(harness.takeMessages().first)
+        #expect(notification["params"] == ["viewModel": "v1", "version": 2, "state": ["phase": "loading", "count": 2, "log": ["+2"]]])
+    }
+
+    @Test func unknownHandlesWrongTypesAndClosedViewModelsAreInvalidParams() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "nope"])
+        harness.send(2, "viewModel/get", ["viewModel": "v9"])
+        harness.send(3, "counter/incrementTwice", [:])
+        harness.send(4, "viewModel/open", ["type": "counter"])
+        harness.send(5, "viewModel/close", ["viewModel": "v1"])
+        harness.send(6, "counter/incrementTwice", ["viewModel": "v1"])
+        await harness.settle()
+        let messages = harness.takeMessages().sorted { ($0["id"]?.integerValue ?? 0) < ($1["id"]?.integerValue ?? 0) }
+        let codes = messages.map { $0["error"]?["code"] }
+        #expect(codes == [-32602, -32602, -32602, nil, nil, -32602])
+        #expect(messages[0]["error"]?["data"]?["parameter"] == "type")
+        #expect(messages[2]["error"]?["data"]?["parameter"] == "viewModel")
+        #expect(messages[5]["error"]?["message"]?.stringValue?.contains("v1") == true)
+    }
+
+    @Test func closingCallsCloseAndStopsTheStream() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        _ = harness.takeMessages()
+        harness.send(2, "viewModel/close", ["viewModel": "v1"])
+        await harness.settle()
+        #expect(harness.takeMessages() == [["jsonrpc": "2.0", "id": 2, "result": nil]])
+        #expect(harness.host.openHandles.isEmpty)
+    }
+}
