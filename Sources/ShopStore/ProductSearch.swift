@@ -1,0 +1,48 @@
+import Foundation
+
+/// Full-text search over product names and descriptions with SQLite FTS5.
+///
+/// The index `product_fts` is an external-content FTS5 table over `product`, kept in step by triggers.
+/// User text never reaches SQL or the FTS5 query language unescaped: ``matchExpression(for:)`` turns
+/// it into quoted FTS5 strings, and the result is bound as a statement parameter.
+enum ProductSearch {
+    static let createIndexSQL = """
+        CREATE VIRTUAL TABLE product_fts USING fts5(
+            name, description, content='product', content_rowid='seq',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        """
+
+    static let createTriggersSQL = """
+        CREATE TRIGGER product_fts_insert AFTER INSERT ON product BEGIN
+            INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
+        END;
+        CREATE TRIGGER product_fts_delete AFTER DELETE ON product BEGIN
+            INSERT INTO product_fts(product_fts, rowid, name, description)
+                VALUES ('delete', old.seq, old.name, old.description);
+        END;
+        CREATE TRIGGER product_fts_update AFTER UPDATE OF name, description ON product BEGIN
+            INSERT INTO product_fts(product_fts, rowid, name, description)
+                VALUES ('delete', old.seq, old.name, old.description);
+            INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
+        END;
+        """
+
+    /// An FTS5 query for what a user typed, or `nil` when it holds no word to search for.
+    ///
+    /// The text is split at whitespace; words without a letter or digit are dropped (they cannot
+    /// match anything). Each word becomes an FTS5 string, with `"` doubled, so operators such as
+    /// `NEAR`, `OR`, `-`, `*` or `:` are searched for as text; the words must all match (implicit AND),
+    /// and the last one matches as a prefix, so results appear while the user is typing.
+    ///
+    /// ```swift
+    /// matchExpression(for: #"oak "shelf"#)   // "oak" """shelf"*
+    /// ```
+    static func matchExpression(for text: String) -> String? {
+        let words = text.split(whereSeparator: \.isWhitespace)
+            .filter { $0.contains { $0.isLetter || $0.isNumber } }
+        guard !words.isEmpty else { return nil }
+        let quoted = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return quoted.joined(separator: " ") + "*"
+    }
+}
