@@ -1,7 +1,8 @@
 /// A request for one page of products.
 public struct ProductQuery: Codable, Equatable, Hashable, Sendable {
     /// Words to find in names and descriptions; empty means every product. Each word must match
-    /// (the last one as a prefix); words without letters or digits are ignored.
+    /// (the last one as a prefix); words without letters or digits are ignored, and text made only
+    /// of such words matches nothing.
     public var searchText: String
     /// Only products of this category, or all when `nil`.
     public var categoryId: String?

@@ -16,9 +16,14 @@ struct LiveCatalogService: CatalogService {
         let offset = max(query.offset, 0)
         var conditions: [String] = []
         var arguments = StatementArguments()
-        if let match = ProductSearch.matchExpression(for: query.searchText) {
+        switch ProductSearch.filter(for: query.searchText) {
+        case .everything:
+            break
+        case .nothing:
+            conditions.append("0")
+        case .match(let expression):
             conditions.append("p.seq IN (SELECT rowid FROM product_fts WHERE product_fts MATCH ?)")
-            _ = arguments.append(contentsOf: [match])
+            _ = arguments.append(contentsOf: [expression])
         }
         if let categoryId = query.categoryId {
             conditions.append("p.categoryId = ?")

@@ -28,7 +28,17 @@ enum ProductSearch {
         END;
         """
 
-    /// An FTS5 query for what a user typed, or `nil` when it holds no word to search for.
+    /// What a search text asks for.
+    enum Filter: Equatable {
+        /// No text: every product.
+        case everything
+        /// Text without a letter or digit: nothing can match it.
+        case nothing
+        /// An FTS5 query, to bind as a parameter of `MATCH`.
+        case match(String)
+    }
+
+    /// The filter for what a user typed.
     ///
     /// The text is split at whitespace; words without a letter or digit are dropped (they cannot
     /// match anything). Each word becomes an FTS5 string, with `"` doubled, so operators such as
@@ -36,13 +46,14 @@ enum ProductSearch {
     /// and the last one matches as a prefix, so results appear while the user is typing.
     ///
     /// ```swift
-    /// matchExpression(for: #"oak "shelf"#)   // "oak" """shelf"*
+    /// filter(for: #"oak "shelf"#)   // .match(#""oak" """shelf"*"#)
     /// ```
-    static func matchExpression(for text: String) -> String? {
+    static func filter(for text: String) -> Filter {
         let words = text.split(whereSeparator: \.isWhitespace)
-            .filter { $0.contains { $0.isLetter || $0.isNumber } }
-        guard !words.isEmpty else { return nil }
-        let quoted = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        return quoted.joined(separator: " ") + "*"
+        if words.isEmpty { return .everything }
+        let searchable = words.filter { $0.contains { $0.isLetter || $0.isNumber } }
+        if searchable.isEmpty { return .nothing }
+        let quoted = searchable.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return .match(quoted.joined(separator: " ") + "*")
     }
 }
