@@ -8,7 +8,7 @@ import Foundation
 enum ProductSearch {
     static let createIndexSQL = """
         CREATE VIRTUAL TABLE product_fts USING fts5(
-            name, description, content='product', content_rowid='seq',
+            name, description, content='product', content_rowid='seq', prefix='1 2 3',
             tokenize='unicode61 remove_diacritics 2'
         );
         """
