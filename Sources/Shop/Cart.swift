@@ -1,0 +1,34 @@
+/// The shopping cart, priced: its tax comes from the ``PricingService`` rules, never from a ViewModel.
+public struct Cart: Codable, Equatable, Sendable {
+    /// The lines, in the order products were first added.
+    public var lines: [CartLine]
+    /// Tax on the lines, as computed by the pricing rules.
+    public var tax: Money
+    /// Increases with every committed change of the cart. When two copies of the cart arrive out of
+    /// order (a call's result and a change-feed event), keep the one with the higher revision.
+    public var revision: Int64
+
+    /// Creates a cart.
+    public init(lines: [CartLine], tax: Money, revision: Int64) {
+        self.lines = lines
+        self.tax = tax
+        self.revision = revision
+    }
+
+    /// An empty cart at revision 0.
+    public static let empty = Cart(lines: [], tax: .zero, revision: 0)
+
+    /// The sum of the line totals.
+    public var subtotal: Money { lines.map(\.lineTotal).sum() }
+    /// `subtotal + tax`.
+    public var total: Money { subtotal + tax }
+    /// The number of units across all lines.
+    public var itemCount: Int { lines.reduce(0) { $0 + $1.quantity } }
+    /// Whether the cart has no lines.
+    public var isEmpty: Bool { lines.isEmpty }
+
+    /// The line for a product, if the product is in the cart.
+    public func line(for productId: String) -> CartLine? {
+        lines.first { $0.productId == productId }
+    }
+}

@@ -1,0 +1,14 @@
+/// Remembers which products the customer marked as favourite.
+///
+/// Live implementations publish ``ShopEvent/favoriteChanged(productId:isFavorite:)`` after a change commits.
+public protocol FavoritesService: Sendable {
+    /// Whether a product is a favourite.
+    func isFavorite(productId: String) async throws -> Bool
+
+    /// Marks or unmarks a product as favourite. Setting the value it already has changes nothing.
+    /// - Throws: ``ShopError`` `productNotFound` when marking a product that does not exist.
+    func setFavorite(productId: String, isFavorite: Bool) async throws
+
+    /// The favourite products, most recently marked first.
+    func favorites() async throws -> [Product]
+}

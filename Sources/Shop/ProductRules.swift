@@ -1,0 +1,52 @@
+import Foundation
+
+/// The rules a new product must follow, shared by the product form and the catalog.
+///
+/// Each check returns a message for people, or `nil` when the value is fine.
+public enum ProductRules {
+    /// The most characters a description may have.
+    public static let maximumDescriptionLength = 500
+    /// The fewest characters a name may have once trimmed.
+    public static let minimumNameLength = 3
+
+    /// Checks a name: required, at least 3 characters once trimmed.
+    public static func nameError(_ name: String) -> String? {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return "Name is required." }
+        if trimmed.count < minimumNameLength { return "Name must be at least \(minimumNameLength) characters." }
+        return nil
+    }
+
+    /// Checks a description: at most 500 characters.
+    public static func descriptionError(_ description: String) -> String? {
+        description.count > maximumDescriptionLength
+            ? "Description must be at most \(maximumDescriptionLength) characters." : nil
+    }
+
+    /// Checks a price: greater than zero.
+    public static func priceError(_ price: Money) -> String? {
+        price.isPositive ? nil : "Price must be greater than zero."
+    }
+
+    /// Checks price text: a positive decimal with at most two decimals, such as `"12.50"`.
+    public static func priceTextError(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return "Price is required." }
+        guard let price = Money(decimalString: trimmed) else {
+            return "Price must be a number with at most two decimals, such as 12.50."
+        }
+        return priceError(price)
+    }
+
+    /// Every problem of a new product except its category's existence, keyed by field name
+    /// (`name`, `description`, `price`, `stock`, `maxPerOrder`).
+    public static func errors(for product: NewProduct) -> [String: String] {
+        var errors: [String: String] = [:]
+        errors["name"] = nameError(product.name)
+        errors["description"] = descriptionError(product.description)
+        errors["price"] = priceError(product.price)
+        if product.stock < 0 { errors["stock"] = "Stock cannot be negative." }
+        if product.maxPerOrder < 1 { errors["maxPerOrder"] = "At least 1 per order must be allowed." }
+        return errors
+    }
+}

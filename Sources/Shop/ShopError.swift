@@ -1,0 +1,150 @@
+/// A failure the shop reports to its callers: a refused action or an unavailable service.
+///
+/// `reason` is a stable, machine-readable code; the wire layer sends it as JSON-RPC `data.reason`,
+/// together with ``details``. `message` is for people and may change.
+///
+/// Reasons (an open set; these are the ones the shop uses):
+/// - `productNotFound`: no product with that id (`details.productId`).
+/// - `categoryNotFound`: no category with that id (`details.categoryId`).
+/// - `invalidQuantity`: a quantity below the allowed minimum (`details.quantity`).
+/// - `outOfStock`: the product has no stock left (`details.productId`).
+/// - `quantityExceedsStock`: more units than in stock (`details.productId`, `details.available`).
+/// - `quantityExceedsMaximum`: more units than one order may hold (`details.productId`, `details.maximum`).
+/// - `notInCart`: the product has no line in the cart (`details.productId`).
+/// - `emptyCart`: checkout of an empty cart.
+/// - `validationFailed`: a form or new product is invalid (`details` maps each invalid field to its message).
+/// - `alreadySubmitting`: the same submission is still running.
+/// - `notReady`: the action needs content that has not loaded yet.
+/// - `nothingSelected`: deleting a selection that is empty.
+/// - `unknownField`: no form field with that name (`details.field`).
+/// - `unknownSection`: no dashboard section with that name (`details.section`).
+/// - `serviceUnavailable`: a service failed; retrying may succeed (`isRetryable` is `true`, `details.service`).
+/// - `storageFailed`: the database failed (`details.code`, the SQLite result code).
+public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Stable machine-readable code such as `"quantityExceedsStock"`.
+    public var reason: String
+    /// Human-readable explanation.
+    public var message: String
+    /// Machine-readable context, such as `["productId": "p-0001"]`.
+    public var details: [String: String]
+    /// Whether trying the same call again may succeed.
+    public var isRetryable: Bool
+
+    /// Creates an error.
+    public init(reason: String, message: String, details: [String: String] = [:], isRetryable: Bool = false) {
+        self.reason = reason
+        self.message = message
+        self.details = details
+        self.isRetryable = isRetryable
+    }
+
+    /// Whether this error refuses an action (the caller asked for something not allowed), as opposed to
+    /// an operational failure of a service or the storage.
+    public var isRefusal: Bool {
+        reason != Reason.serviceUnavailable && reason != Reason.storageFailed
+    }
+
+    public var description: String { "\(reason): \(message)" }
+
+    /// The reasons the shop uses, as constants.
+    public enum Reason {
+        public static let productNotFound = "productNotFound"
+        public static let categoryNotFound = "categoryNotFound"
+        public static let invalidQuantity = "invalidQuantity"
+        public static let outOfStock = "outOfStock"
+        public static let quantityExceedsStock = "quantityExceedsStock"
+        public static let quantityExceedsMaximum = "quantityExceedsMaximum"
+        public static let notInCart = "notInCart"
+        public static let emptyCart = "emptyCart"
+        public static let validationFailed = "validationFailed"
+        public static let alreadySubmitting = "alreadySubmitting"
+        public static let notReady = "notReady"
+        public static let nothingSelected = "nothingSelected"
+        public static let unknownField = "unknownField"
+        public static let unknownSection = "unknownSection"
+        public static let serviceUnavailable = "serviceUnavailable"
+        public static let storageFailed = "storageFailed"
+    }
+}
+
+extension ShopError {
+    /// No product with that id.
+    public static func productNotFound(_ productId: String) -> ShopError {
+        ShopError(reason: Reason.productNotFound, message: "Product \(productId) does not exist.",
+                  details: ["productId": productId])
+    }
+
+    /// No category with that id.
+    public static func categoryNotFound(_ categoryId: String) -> ShopError {
+        ShopError(reason: Reason.categoryNotFound, message: "Category \(categoryId) does not exist.",
+                  details: ["categoryId": categoryId])
+    }
+
+    /// A quantity below the minimum.
+    public static func invalidQuantity(_ quantity: Int, minimum: Int) -> ShopError {
+        ShopError(reason: Reason.invalidQuantity, message: "The quantity must be at least \(minimum), not \(quantity).",
+                  details: ["quantity": String(quantity)])
+    }
+
+    /// The product has no stock.
+    public static func outOfStock(_ productId: String, name: String) -> ShopError {
+        ShopError(reason: Reason.outOfStock, message: "\(name) (\(productId)) is out of stock.",
+                  details: ["productId": productId])
+    }
+
+    /// More units than in stock.
+    public static func quantityExceedsStock(_ productId: String, name: String, requested: Int, available: Int) -> ShopError {
+        ShopError(reason: Reason.quantityExceedsStock,
+                  message: "Only \(available) of \(name) (\(productId)) in stock; \(requested) requested.",
+                  details: ["productId": productId, "available": String(available), "requested": String(requested)])
+    }
+
+    /// More units than one order may hold.
+    public static func quantityExceedsMaximum(_ productId: String, name: String, requested: Int, maximum: Int) -> ShopError {
+        ShopError(reason: Reason.quantityExceedsMaximum,
+                  message: "At most \(maximum) of \(name) (\(productId)) per order; \(requested) requested.",
+                  details: ["productId": productId, "maximum": String(maximum), "requested": String(requested)])
+    }
+
+    /// The product has no line in the cart.
+    public static func notInCart(_ productId: String) -> ShopError {
+        ShopError(reason: Reason.notInCart, message: "Product \(productId) is not in the cart.",
+                  details: ["productId": productId])
+    }
+
+    /// Checkout of an empty cart.
+    public static let emptyCart = ShopError(reason: Reason.emptyCart, message: "The cart is empty.")
+
+    /// Invalid input; `fieldErrors` maps each invalid field to its message.
+    public static func validationFailed(_ fieldErrors: [String: String]) -> ShopError {
+        let summary = fieldErrors.keys.sorted().map { "\($0): \(fieldErrors[$0]!)" }.joined(separator: "; ")
+        return ShopError(reason: Reason.validationFailed, message: "Please correct the form. \(summary)", details: fieldErrors)
+    }
+
+    /// The same submission is still running.
+    public static let alreadySubmitting = ShopError(
+        reason: Reason.alreadySubmitting, message: "This is already being submitted.")
+
+    /// The action needs content that has not loaded yet.
+    public static let notReady = ShopError(reason: Reason.notReady, message: "Still loading; try again when loaded.")
+
+    /// Deleting an empty selection.
+    public static let nothingSelected = ShopError(reason: Reason.nothingSelected, message: "No products are selected.")
+
+    /// No form field with that name.
+    public static func unknownField(_ field: String) -> ShopError {
+        ShopError(reason: Reason.unknownField, message: "There is no field named \"\(field)\".", details: ["field": field])
+    }
+
+    /// No dashboard section with that name.
+    public static func unknownSection(_ section: String) -> ShopError {
+        ShopError(reason: Reason.unknownSection, message: "There is no section named \"\(section)\".",
+                  details: ["section": section])
+    }
+
+    /// A service failed; retrying may succeed.
+    public static func serviceUnavailable(_ service: String) -> ShopError {
+        ShopError(reason: Reason.serviceUnavailable, message: "The \(service) service is unavailable. Please try again.",
+                  details: ["service": service], isRetryable: true)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The shop's change feed: the one place where committed changes are announced.
+///
+/// Live services publish after their transaction commits; ViewModels subscribe. Delivery is
+/// synchronous on the main actor: ``publish(_:)`` calls every subscriber, in subscription order,
+/// before it returns. A service call such as `cart.add` awaits its publish, so when it returns every
+/// open ViewModel has already applied the change.
+///
+/// ```swift
+/// let events = ShopEvents()
+/// let subscription = events.subscribe { event in print(event) }
+/// events.publish(.favoriteChanged(productId: "p-0001", isFavorite: true))   // prints at once
+/// subscription.cancel()
+/// ```
+@MainActor
+public final class ShopEvents {
+    /// A subscriber.
+    public typealias Handler = @MainActor @Sendable (ShopEvent) -> Void
+
+    private nonisolated let registry = Registry()
+
+    /// Creates a feed with no subscribers. Callable from any isolation.
+    public nonisolated init() {}
+
+    /// Delivers an event to every current subscriber, in subscription order, before returning.
+    /// A subscriber cancelled by an earlier one during this delivery is skipped.
+    public func publish(_ event: ShopEvent) {
+        for (id, handler) in registry.handlers() where registry.isSubscribed(id) {
+            handler(event)
+        }
+    }
+
+    /// Calls `handler` with every event published from now on.
+    /// - Returns: A subscription; cancelling or releasing it unsubscribes.
+    public func subscribe(_ handler: @escaping Handler) -> ShopSubscription {
+        let id = registry.add(handler)
+        return ShopSubscription { [weak registry] in registry?.remove(id) }
+    }
+
+    /// The events published from now on, as an asynchronous sequence. Events are buffered without
+    /// limit; ending the iteration unsubscribes.
+    public func events() -> AsyncStream<ShopEvent> {
+        let (stream, continuation) = AsyncStream<ShopEvent>.makeStream()
+        let subscription = subscribe { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// The number of current subscribers.
+    public var subscriberCount: Int { registry.count }
+}
+
+/// The subscribers, safe to change from any thread (a subscription may be released anywhere).
+private final class Registry: Sendable {
+    private struct State {
+        var nextId = 0
+        var entries: [(id: Int, handler: ShopEvents.Handler)] = []
+    }
+
+    private let state = Locked(State())
+
+    func add(_ handler: @escaping ShopEvents.Handler) -> Int {
+        state.withLock { state in
+            state.nextId += 1
+            state.entries.append((state.nextId, handler))
+            return state.nextId
+        }
+    }
+
+    func remove(_ id: Int) {
+        state.withLock { $0.entries.removeAll { $0.id == id } }
+    }
+
+    func handlers() -> [(id: Int, handler: ShopEvents.Handler)] {
+        state.withLock { $0.entries }
+    }
+
+    func isSubscribed(_ id: Int) -> Bool {
+        state.withLock { $0.entries.contains { $0.id == id } }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+}

@@ -1,0 +1,32 @@
+/// Every shop service and the change feed, built by one composition root and handed to the ViewModels.
+public struct ShopServices: Sendable {
+    /// The product catalog.
+    public var catalog: any CatalogService
+    /// Favourite marks.
+    public var favorites: any FavoritesService
+    /// The cart and checkout.
+    public var cart: any CartService
+    /// Placed orders.
+    public var orders: any OrderService
+    /// Tax rules.
+    public var pricing: any PricingService
+    /// Suggestions.
+    public var recommendations: any RecommendationService
+    /// The change feed the services publish to.
+    public var events: ShopEvents
+
+    /// Creates the container.
+    public init(
+        catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
+        orders: any OrderService, pricing: any PricingService, recommendations: any RecommendationService,
+        events: ShopEvents
+    ) {
+        self.catalog = catalog
+        self.favorites = favorites
+        self.cart = cart
+        self.orders = orders
+        self.pricing = pricing
+        self.recommendations = recommendations
+        self.events = events
+    }
+}

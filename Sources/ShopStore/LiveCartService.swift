@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import Shop
+
+/// The cart over the shop database. Every change is one transaction that returns the priced cart;
+/// the change publishes on the feed after it commits.
+struct LiveCartService: CartService {
+    let database: ShopDatabase
+    let events: ShopEvents
+    let now: @Sendable () -> Date
+
+    func cart() async throws -> Cart {
+        try await StorageError.mapping {
+            try await database.writer.read { db in try StoredRows.cart(db) }
+        }
+    }
+
+    func add(productId: String, quantity: Int) async throws -> Cart {
+        guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
+        return try await change { db in
+            guard let product = try StoredRows.product(db, id: productId) else {
+                throw ShopError.productNotFound(productId)
+            }
+            let current = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_line WHERE productId = ?",
+                                           arguments: [productId]) ?? 0
+            try Self.checkAvailability(of: product, quantity: current + quantity)
+            try db.execute(sql: """
+                INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
+                ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
+                """, arguments: [productId, quantity])
+        }
+    }
+
+    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+        guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
+        return try await change { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId = ?)",
+                                    arguments: [productId]) == true
+            else { throw ShopError.notInCart(productId) }
+            if quantity == 0 {
+                try db.execute(sql: "DELETE FROM cart_line WHERE productId = ?", arguments: [productId])
+                return
+            }
+            guard let product = try StoredRows.product(db, id: productId) else {
+                throw ShopError.productNotFound(productId)
+            }
+            try Self.checkAvailability(of: product, quantity: quantity)
+            try db.execute(sql: "UPDATE cart_line SET quantity = ? WHERE productId = ?", arguments: [quantity, productId])
+        }
+    }
+
+    func remove(productId: String) async throws -> Cart {
+        try await change { db in
+            try db.execute(sql: "DELETE FROM cart_line WHERE productId = ?", arguments: [productId])
+            guard db.changesCount > 0 else { throw ShopError.notInCart(productId) }
+        }
+    }
+
+    func clear() async throws -> Cart {
+        try await change { db in
+            try db.execute(sql: "DELETE FROM cart_line")
+        }
+    }
+
+    func checkout() async throws -> Order {
+        let createdAt = StoredDate.date(StoredDate.milliseconds(now()))
+        let (order, cart) = try await StorageError.mapping {
+            try await database.writer.write { db in
+                let cart = try StoredRows.cart(db)
+                guard !cart.isEmpty else { throw ShopError.emptyCart }
+                for line in cart.lines {
+                    guard let product = try StoredRows.product(db, id: line.productId) else {
+                        throw ShopError.productNotFound(line.productId)
+                    }
+                    try Self.checkAvailability(of: product, quantity: line.quantity)
+                }
+                let seq = try StoredRows.nextSequence(db, table: "customer_order")
+                let order = Order(
+                    id: Identifiers.order(seq), createdAt: createdAt,
+                    lines: cart.lines.map {
+                        OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity)
+                    },
+                    subtotal: cart.subtotal, tax: cart.tax, total: cart.total)
+                try db.execute(sql: """
+                    INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [seq, order.id, StoredDate.milliseconds(createdAt), order.subtotal.minorUnits,
+                                     order.tax.minorUnits, order.total.minorUnits])
+                let insertLine = try db.makeStatement(sql: """
+                    INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
+                    """)
+                let decrementStock = try db.makeStatement(sql: "UPDATE product SET stock = stock - ? WHERE id = ?")
+                for (position, line) in order.lines.enumerated() {
+                    try insertLine.execute(arguments: [order.id, position, line.productId, line.name,
+                                                       line.unitPrice.minorUnits, line.quantity])
+                    try decrementStock.execute(arguments: [line.quantity, line.productId])
+                }
+                try db.execute(sql: "DELETE FROM cart_line")
+                try StoredRows.bumpCartRevision(db)
+                return (order, try StoredRows.cart(db))
+            }
+        }
+        await events.publish(.cartChanged(cart))
+        await events.publish(.orderPlaced(order))
+        return order
+    }
+
+    /// Runs a change in one transaction, bumps the cart revision, and publishes the new cart after the commit.
+    private func change(_ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
+        let cart = try await StorageError.mapping {
+            try await database.writer.write { db in
+                try body(db)
+                try StoredRows.bumpCartRevision(db)
+                return try StoredRows.cart(db)
+            }
+        }
+        await events.publish(.cartChanged(cart))
+        return cart
+    }
+
+    /// Refuses a quantity the product cannot supply: out of stock, more than in stock, more than allowed per order.
+    static func checkAvailability(of product: Product, quantity: Int) throws {
+        if product.stock == 0 { throw ShopError.outOfStock(product.id, name: product.name) }
+        if quantity > product.stock {
+            throw ShopError.quantityExceedsStock(product.id, name: product.name, requested: quantity, available: product.stock)
+        }
+        if quantity > product.maxPerOrder {
+            throw ShopError.quantityExceedsMaximum(product.id, name: product.name, requested: quantity, maximum: product.maxPerOrder)
+        }
+    }
+}

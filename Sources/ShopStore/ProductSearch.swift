@@ -1,0 +1,59 @@
+import Foundation
+
+/// Full-text search over product names and descriptions with SQLite FTS5.
+///
+/// The index `product_fts` is an external-content FTS5 table over `product`, kept in step by triggers.
+/// User text never reaches SQL or the FTS5 query language unescaped: ``matchExpression(for:)`` turns
+/// it into quoted FTS5 strings, and the result is bound as a statement parameter.
+enum ProductSearch {
+    static let createIndexSQL = """
+        CREATE VIRTUAL TABLE product_fts USING fts5(
+            name, description, content='product', content_rowid='seq', prefix='1 2 3',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        """
+
+    static let createTriggersSQL = """
+        CREATE TRIGGER product_fts_insert AFTER INSERT ON product BEGIN
+            INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
+        END;
+        CREATE TRIGGER product_fts_delete AFTER DELETE ON product BEGIN
+            INSERT INTO product_fts(product_fts, rowid, name, description)
+                VALUES ('delete', old.seq, old.name, old.description);
+        END;
+        CREATE TRIGGER product_fts_update AFTER UPDATE OF name, description ON product BEGIN
+            INSERT INTO product_fts(product_fts, rowid, name, description)
+                VALUES ('delete', old.seq, old.name, old.description);
+            INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
+        END;
+        """
+
+    /// What a search text asks for.
+    enum Filter: Equatable {
+        /// No text: every product.
+        case everything
+        /// Text without a letter or digit: nothing can match it.
+        case nothing
+        /// An FTS5 query, to bind as a parameter of `MATCH`.
+        case match(String)
+    }
+
+    /// The filter for what a user typed.
+    ///
+    /// The text is split at whitespace; words without a letter or digit are dropped (they cannot
+    /// match anything). Each word becomes an FTS5 string, with `"` doubled, so operators such as
+    /// `NEAR`, `OR`, `-`, `*` or `:` are searched for as text; the words must all match (implicit AND),
+    /// and the last one matches as a prefix, so results appear while the user is typing.
+    ///
+    /// ```swift
+    /// filter(for: #"oak "shelf"#)   // .match(#""oak" """shelf"*"#)
+    /// ```
+    static func filter(for text: String) -> Filter {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        if words.isEmpty { return .everything }
+        let searchable = words.filter { $0.contains { $0.isLetter || $0.isNumber } }
+        if searchable.isEmpty { return .nothing }
+        let quoted = searchable.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return .match(quoted.joined(separator: " ") + "*")
+    }
+}

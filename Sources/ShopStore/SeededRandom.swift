@@ -1,0 +1,20 @@
+/// A small, fast, deterministic random number generator (SplitMix64): the same seed gives the same
+/// numbers on every run and platform. Used for the demo catalog and for fault injection.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// Creates a generator.
+    /// - Parameter seed: Any value; equal seeds give equal sequences.
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import Shop
+
+/// The shop's SQLite database: opens (and creates) the file, applies the schema migrations and
+/// seeds a fresh database with the demo catalog.
+///
+/// Files are opened as a GRDB `DatabasePool` in WAL mode with a busy timeout, and writes run in
+/// `BEGIN IMMEDIATE` transactions, so several server processes can share one file: a writer waits
+/// for another process's write instead of failing.
+///
+/// ```swift
+/// let database = try ShopDatabase(path: ShopDatabase.defaultPath())
+/// let services = ShopServices.live(database: database)
+/// ```
+public final class ShopDatabase: Sendable {
+    /// The path given to ``init(path:)``; `":memory:"` for an in-memory database.
+    public let path: String
+    /// The GRDB connection (a pool for files, a queue in memory).
+    let writer: any DatabaseWriter
+
+    /// How long a write waits for another connection or process before failing with `storageFailed`.
+    public static let busyTimeout: TimeInterval = 5
+
+    /// Opens a database, creating and seeding it when new.
+    /// - Parameter path: A file path, or `":memory:"` for a private in-memory database.
+    /// - Throws: ``ShopError`` `storageFailed` when the file cannot be opened or migrated.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.foreignKeysEnabled = true
+        do {
+            if path == ":memory:" {
+                writer = try DatabaseQueue(configuration: configuration)
+            } else {
+                writer = try DatabasePool(path: path, configuration: configuration)
+            }
+            try ShopSchema.migrator.migrate(writer)
+        } catch {
+            throw StorageError.map(error)
+        }
+    }
+
+    /// `$XDG_DATA_HOME/storefront/storefront.sqlite`, else `~/.local/share/storefront/storefront.sqlite`.
+    /// Creates the folder when missing.
+    /// - Parameter environment: The environment to read `XDG_DATA_HOME` and `HOME` from.
+    /// - Throws: A file-system error when the folder cannot be created.
+    public static func defaultPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> String {
+        let base: URL
+        if let dataHome = environment["XDG_DATA_HOME"], !dataHome.isEmpty {
+            base = URL(fileURLWithPath: dataHome, isDirectory: true)
+        } else {
+            let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser
+            base = home.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        let folder = base.appendingPathComponent("storefront", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("storefront.sqlite").path
+    }
+
+    /// Replaces the catalog with `count` generated products (ids `p-0001`…, wider when `count` has
+    /// more than 4 digits), in one transaction with one prepared statement. The cart and favourites
+    /// are emptied; orders are kept. Deterministic: the same count gives the same catalog.
+    /// Meant for benchmarks; 100 000 products take a few seconds.
+    /// - Parameter count: How many products to generate.
+    /// - Throws: ``ShopError`` `storageFailed`.
+    public func seed(products count: Int) async throws {
+        try await StorageError.mapping {
+            try await writer.write { db in
+                try db.execute(sql: """
+                    DELETE FROM cart_line;
+                    DELETE FROM favorite;
+                    DROP TRIGGER product_fts_insert;
+                    DROP TRIGGER product_fts_delete;
+                    DROP TRIGGER product_fts_update;
+                    DELETE FROM product;
+                    INSERT INTO product_fts(product_fts) VALUES ('delete-all');
+                    DELETE FROM sqlite_sequence WHERE name = 'product';
+                    UPDATE cart_revision SET revision = revision + 1;
+                    """)
+                try DemoCatalog.insert(productCount: count, into: db)
+                try db.execute(sql: "INSERT INTO product_fts(product_fts) VALUES ('rebuild')")
+                try db.execute(sql: ProductSearch.createTriggersSQL)
+            }
+        }
+    }
+
+    /// The number of products in the catalog.
+    public func productCount() async throws -> Int {
+        try await StorageError.mapping {
+            try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM product") ?? 0 }
+        }
+    }
+
+    /// The names of the applied migrations, oldest first.
+    public func appliedMigrations() async throws -> [String] {
+        try await StorageError.mapping {
+            try await writer.read { db in try ShopSchema.migrator.appliedIdentifiers(db).sorted() }
+        }
+    }
+
+    /// Applies pending migrations; does nothing on a current database.
+    public func migrate() throws {
+        do { try ShopSchema.migrator.migrate(writer) } catch { throw StorageError.map(error) }
+    }
+}

@@ -1,0 +1,78 @@
+import GRDB
+
+/// The database schema, as versioned migrations. Each migration runs once per database file;
+/// opening a database whose migrations are all applied only reads the migrations table.
+enum ShopSchema {
+    /// The migrator for the shop's tables and the demo catalog.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-schema", migrate: createTables)
+        migrator.registerMigration("v1-demo-catalog") { db in
+            try DemoCatalog.insert(productCount: DemoCatalog.defaultProductCount, into: db)
+        }
+        return migrator
+    }
+
+    /// Products are numbered by `seq` (which the full-text index refers to) and named by `id`.
+    /// Amounts are integer cents, dates integer milliseconds since 1970.
+    private static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE category (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                taxRate INTEGER NOT NULL CHECK (taxRate >= 0)
+            );
+            CREATE TABLE product (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                description TEXT NOT NULL,
+                price INTEGER NOT NULL CHECK (price >= 0),
+                categoryId TEXT NOT NULL REFERENCES category(id),
+                stock INTEGER NOT NULL CHECK (stock >= 0),
+                maxPerOrder INTEGER NOT NULL CHECK (maxPerOrder >= 1),
+                createdAt INTEGER NOT NULL,
+                isFeatured INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX product_by_name ON product(name COLLATE NOCASE, id);
+            CREATE INDEX product_by_price ON product(price, id);
+            CREATE INDEX product_by_date ON product(createdAt, id);
+            CREATE INDEX product_by_category ON product(categoryId, name COLLATE NOCASE);
+            CREATE INDEX product_featured ON product(isFeatured, createdAt);
+            \(ProductSearch.createIndexSQL)
+            \(ProductSearch.createTriggersSQL)
+            CREATE TABLE favorite (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                productId TEXT NOT NULL UNIQUE REFERENCES product(id) ON DELETE CASCADE
+            );
+            CREATE TABLE cart_line (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                productId TEXT NOT NULL UNIQUE REFERENCES product(id) ON DELETE CASCADE,
+                quantity INTEGER NOT NULL CHECK (quantity > 0)
+            );
+            CREATE TABLE cart_revision (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                revision INTEGER NOT NULL
+            );
+            INSERT INTO cart_revision (id, revision) VALUES (1, 0);
+            CREATE TABLE customer_order (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                createdAt INTEGER NOT NULL,
+                subtotal INTEGER NOT NULL,
+                tax INTEGER NOT NULL,
+                total INTEGER NOT NULL
+            );
+            CREATE TABLE order_line (
+                orderId TEXT NOT NULL REFERENCES customer_order(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                productId TEXT NOT NULL,
+                name TEXT NOT NULL,
+                unitPrice INTEGER NOT NULL,
+                quantity INTEGER NOT NULL CHECK (quantity > 0),
+                PRIMARY KEY (orderId, position)
+            );
+            CREATE INDEX order_line_by_product ON order_line(productId);
+            """)
+    }
+}

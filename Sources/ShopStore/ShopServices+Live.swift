@@ -1,0 +1,53 @@
+import Foundation
+import Shop
+
+extension ShopServices {
+    /// The composition root's factory: every service over `database`, publishing on `events`, with
+    /// `faults` injected in front of them (none by default).
+    ///
+    /// - Parameters:
+    ///   - database: The opened database.
+    ///   - faults: Latency and failures to inject; ``FaultPlan/none`` for normal operation.
+    ///   - clock: The clock injected latency waits on.
+    ///   - faultSeed: Seeds the choice of failing calls, so a run can be repeated exactly.
+    ///   - events: The change feed the services publish to and the ViewModels subscribe to.
+    ///   - now: The current date, for order and product creation dates.
+    /// - Returns: The services and the feed.
+    public static func live(
+        database: ShopDatabase,
+        faults: FaultPlan = .none,
+        clock: any Clock<Duration> = ContinuousClock(),
+        faultSeed: UInt64 = 42,
+        events: ShopEvents = ShopEvents(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> ShopServices {
+        let live = ShopServices(
+            catalog: LiveCatalogService(database: database, events: events, now: now),
+            favorites: LiveFavoritesService(database: database, events: events),
+            cart: LiveCartService(database: database, events: events, now: now),
+            orders: LiveOrderService(database: database),
+            pricing: LivePricingService(database: database),
+            recommendations: LiveRecommendationService(database: database),
+            events: events)
+        return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
+    }
+}
+
+extension FaultPlan {
+    /// `services` behind decorators that inject this plan's faults.
+    /// - Parameters:
+    ///   - services: The services to wrap; the feed is kept as it is.
+    ///   - clock: The clock latency waits on.
+    ///   - seed: Seeds the choice of failing calls.
+    public func wrapping(_ services: ShopServices, clock: any Clock<Duration>, seed: UInt64) -> ShopServices {
+        let injector = FaultInjector(plan: self, clock: clock, seed: seed)
+        return ShopServices(
+            catalog: FaultInjectingCatalogService(base: services.catalog, injector: injector),
+            favorites: FaultInjectingFavoritesService(base: services.favorites, injector: injector),
+            cart: FaultInjectingCartService(base: services.cart, injector: injector),
+            orders: FaultInjectingOrderService(base: services.orders, injector: injector),
+            pricing: FaultInjectingPricingService(base: services.pricing, injector: injector),
+            recommendations: FaultInjectingRecommendationService(base: services.recommendations, injector: injector),
+            events: services.events)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import Shop
+
+/// Reading the shop's models from database rows and the queries several services share.
+enum StoredRows {
+    /// The product columns, in the order ``product(_:)`` reads them; the table must be aliased `p`.
+    static let productColumns =
+        "p.id, p.name, p.description, p.price, p.categoryId, p.stock, p.maxPerOrder, p.createdAt, p.isFeatured"
+
+    /// A product from a row selected with ``productColumns``.
+    static func product(_ row: Row) -> Product {
+        Product(
+            id: row[0], name: row[1], description: row[2], price: Money(minorUnits: row[3]),
+            categoryId: row[4], stock: row[5], maxPerOrder: row[6],
+            createdAt: StoredDate.date(row[7]), isFeatured: row[8])
+    }
+
+    /// Products selected by `sql`, which must select ``productColumns``.
+    static func products(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Product] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map(product)
+    }
+
+    /// One product, or `nil`.
+    static func product(_ db: Database, id: String) throws -> Product? {
+        try Row.fetchOne(db, sql: "SELECT \(productColumns) FROM product p WHERE p.id = ?", arguments: [id])
+            .map(product)
+    }
+
+    /// The cart, priced, as it is in this transaction.
+    static func cart(_ db: Database) throws -> Cart {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
+            FROM cart_line c
+            JOIN product p ON p.id = c.productId
+            JOIN category k ON k.id = p.categoryId
+            ORDER BY c.seq
+            """)
+        var lines: [CartLine] = []
+        var taxed: [(amount: Money, taxRate: Int)] = []
+        for row in rows {
+            let line = CartLine(
+                productId: row[0], name: row[1], categoryId: row[2], unitPrice: Money(minorUnits: row[3]),
+                quantity: row[4])
+            lines.append(line)
+            taxed.append((line.lineTotal, row[5]))
+        }
+        let revision = try Int64.fetchOne(db, sql: "SELECT revision FROM cart_revision WHERE id = 1") ?? 0
+        return Cart(lines: lines, tax: TaxRules.tax(taxed), revision: revision)
+    }
+
+    /// Marks the cart as changed.
+    static func bumpCartRevision(_ db: Database) throws {
+        try db.execute(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE id = 1")
+    }
+
+    /// The next value of a table's AUTOINCREMENT counter (never reused, even after deletes).
+    static func nextSequence(_ db: Database, table: String) throws -> Int {
+        let current = try Int.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table])
+        return (current ?? 0) + 1
+    }
+
+    /// Orders with their lines, newest first.
+    static func orders(_ db: Database, limit: Int) throws -> [Order] {
+        let orderRows = try Row.fetchAll(db, sql: """
+            SELECT id, createdAt, subtotal, tax, total FROM customer_order ORDER BY seq DESC LIMIT ?
+            """, arguments: [limit])
+        let lineStatement = try db.cachedStatement(sql: """
+            SELECT productId, name, unitPrice, quantity FROM order_line WHERE orderId = ? ORDER BY position
+            """)
+        return try orderRows.map { row in
+            let id: String = row[0]
+            let lines = try Row.fetchAll(lineStatement, arguments: [id]).map {
+                OrderLine(productId: $0[0], name: $0[1], unitPrice: Money(minorUnits: $0[2]), quantity: $0[3])
+            }
+            return Order(
+                id: id, createdAt: StoredDate.date(row[1]), lines: lines, subtotal: Money(minorUnits: row[2]),
+                tax: Money(minorUnits: row[3]), total: Money(minorUnits: row[4]))
+        }
+    }
+}

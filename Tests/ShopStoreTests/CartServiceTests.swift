@@ -1,0 +1,177 @@
+import Foundation
+import Shop
+import Testing
+@testable import ShopStore
+
+@Suite @MainActor struct CartServiceTests {
+    let database: ShopDatabase
+    let services: ShopServices
+
+    init() throws {
+        database = try ShopDatabase(path: ":memory:")
+        services = .testing(database)
+    }
+
+    /// A product with at least `stock` units and a per-order maximum of at least `maximum`.
+    func product(stock: Int = 5, maximum: Int = 3) async throws -> Product {
+        let created = try await services.catalog.create(NewProduct(
+            name: "Test Product \(stock)-\(maximum)", description: "For tests", price: Money(minorUnits: 1_000),
+            categoryId: "electronics", stock: stock, maxPerOrder: maximum))
+        return created
+    }
+
+    @Test func addingTheSameProductTwiceMergesTheLine() async throws {
+        let item = try await product(stock: 10, maximum: 5)
+        try await services.cart.add(productId: item.id, quantity: 1)
+        let cart = try await services.cart.add(productId: item.id, quantity: 2)
+        #expect(cart.lines.map(\.quantity) == [3])
+        #expect(cart.subtotal == Money(minorUnits: 3_000))
+        #expect(cart.tax == Money(minorUnits: 570))  // electronics: 19 %
+        #expect(cart.total == Money(minorUnits: 3_570))
+        #expect(try await services.cart.cart() == cart)
+    }
+
+    @Test func addingMoreThanStockOrMaximumIsRefusedAndChangesNothing() async throws {
+        let item = try await product(stock: 4, maximum: 3)
+        let before = try await services.cart.add(productId: item.id, quantity: 2)
+
+        let overMaximum = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: 2) }
+        #expect(overMaximum?.reason == "quantityExceedsMaximum")
+        #expect(overMaximum?.details["productId"] == item.id)
+        let overStock = await #expect(throws: ShopError.self) { try await services.cart.setQuantity(productId: item.id, quantity: 5) }
+        #expect(overStock?.reason == "quantityExceedsStock")
+        let invalid = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: 0) }
+        #expect(invalid?.reason == "invalidQuantity")
+        let missing = await #expect(throws: ShopError.self) { try await services.cart.add(productId: "p-9999", quantity: 1) }
+        #expect(missing?.reason == "productNotFound")
+        #expect(try await services.cart.cart() == before)
+    }
+
+    @Test func addingAnOutOfStockProductIsRefused() async throws {
+        let item = try await product(stock: 0, maximum: 3)
+        let error = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: 1) }
+        #expect(error?.reason == "outOfStock")
+    }
+
+    @Test func settingQuantityZeroRemovesTheLine() async throws {
+        let item = try await product()
+        try await services.cart.add(productId: item.id, quantity: 1)
+        let cart = try await services.cart.setQuantity(productId: item.id, quantity: 0)
+        #expect(cart.lines.isEmpty)
+        let error = await #expect(throws: ShopError.self) { try await services.cart.remove(productId: item.id) }
+        #expect(error?.reason == "notInCart")
+    }
+
+    @Test func everyChangeIsPublishedAfterItCommitsWithAHigherRevision() async throws {
+        let recorder = EventRecorder(services.events)
+        let item = try await product()
+        let added = try await services.cart.add(productId: item.id, quantity: 1)
+        let cleared = try await services.cart.clear()
+        #expect(cleared.revision > added.revision)
+        #expect(recorder.events == [.productCreated(item), .cartChanged(added), .cartChanged(cleared)])
+    }
+
+    @Test func checkoutWritesTheOrderDecrementsStockAndEmptiesTheCart() async throws {
+        let one = try await product(stock: 5, maximum: 5)
+        let two = try await product(stock: 7, maximum: 7)
+        try await services.cart.add(productId: one.id, quantity: 2)
+        try await services.cart.add(productId: two.id, quantity: 3)
+        let recorder = EventRecorder(services.events)
+
+        let order = try await services.cart.checkout()
+
+        #expect(order.id == "o-000001")
+        #expect(order.createdAt == fixedNow)
+        #expect(order.lines.map(\.quantity) == [2, 3])
+        #expect(order.subtotal == Money(minorUnits: 5_000))
+        #expect(order.tax == Money(minorUnits: 950))
+        #expect(order.total == Money(minorUnits: 5_950))
+        #expect(try await services.catalog.product(id: one.id).stock == 3)
+        #expect(try await services.catalog.product(id: two.id).stock == 4)
+        let cart = try await services.cart.cart()
+        #expect(cart.isEmpty)
+        #expect(recorder.events == [.cartChanged(cart), .orderPlaced(order)])
+        #expect(try await services.orders.recentOrders(limit: 3) == [order])
+    }
+
+    @Test func checkoutWithOneLineShortOfStockChangesNothing() async throws {
+        let plenty = try await product(stock: 10, maximum: 10)
+        let scarce = try await product(stock: 3, maximum: 3)
+        try await services.cart.add(productId: plenty.id, quantity: 2)
+        try await services.cart.add(productId: scarce.id, quantity: 3)
+        // Another customer buys the scarce product: only 1 left.
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE product SET stock = 1 WHERE id = ?", arguments: [scarce.id])
+        }
+        let cartBefore = try await services.cart.cart()
+        let recorder = EventRecorder(services.events)
+
+        let error = await #expect(throws: ShopError.self) { try await services.cart.checkout() }
+
+        #expect(error?.reason == "quantityExceedsStock")
+        #expect(error?.details["productId"] == scarce.id)
+        #expect(error?.message.contains(scarce.id) == true)
+        #expect(try await services.cart.cart() == cartBefore)
+        #expect(try await services.catalog.product(id: plenty.id).stock == 10)
+        #expect(try await services.catalog.product(id: scarce.id).stock == 1)
+        #expect(try await services.orders.recentOrders(limit: 3).isEmpty)
+        #expect(recorder.events.isEmpty)
+    }
+
+    @Test func checkoutOfAnEmptyCartIsRefused() async throws {
+        let error = await #expect(throws: ShopError.self) { try await services.cart.checkout() }
+        #expect(error?.reason == "emptyCart")
+    }
+
+    @Test func deletingAProductInTheCartRemovesItsLineAndPublishesBoth() async throws {
+        let item = try await product()
+        try await services.cart.add(productId: item.id, quantity: 1)
+        try await services.favorites.setFavorite(productId: item.id, isFavorite: true)
+        let recorder = EventRecorder(services.events)
+
+        try await services.catalog.delete(ids: [item.id, "p-nope"])
+
+        let cart = try await services.cart.cart()
+        #expect(cart.isEmpty)
+        #expect(recorder.events == [.productsDeleted([item.id]), .cartChanged(cart)])
+        #expect(try await services.favorites.favorites().isEmpty)
+    }
+
+    @Test func pricingTaxesEachLineAtItsCategoryRate() async throws {
+        let lines = [
+            CartLine(productId: "a", name: "A", categoryId: "books", unitPrice: Money(minorUnits: 1_005), quantity: 1),
+            CartLine(productId: "b", name: "B", categoryId: "electronics", unitPrice: Money(minorUnits: 250), quantity: 2),
+        ]
+        // 10.05 * 7 % = 0.7035 -> 0.70; 5.00 * 19 % = 0.95
+        #expect(try await services.pricing.tax(for: lines) == Money(minorUnits: 165))
+        #expect(try await services.pricing.taxRate(categoryId: "books") == 700)
+        let error = await #expect(throws: ShopError.self) { try await services.pricing.taxRate(categoryId: "nope") }
+        #expect(error?.reason == "categoryNotFound")
+    }
+
+    @Test func recommendationsFollowFavouritesAndFallBackToFeatured() async throws {
+        let fallback = try await services.recommendations.recommendations(limit: 5)
+        #expect(fallback.count == 5)
+        #expect(fallback.allSatisfy { $0.isInStock })
+        #expect(fallback.first?.isFeatured == true)
+
+        let liked = try await services.catalog.page(ProductQuery(categoryId: "garden", limit: 1)).products[0]
+        try await services.favorites.setFavorite(productId: liked.id, isFavorite: true)
+        let recommended = try await services.recommendations.recommendations(limit: 5)
+        #expect(recommended.count == 5)
+        #expect(recommended.first?.categoryId == "garden")
+        #expect(!recommended.contains { $0.id == liked.id })
+    }
+
+    @Test func creatingAnInvalidProductIsRefused() async throws {
+        let invalid = await #expect(throws: ShopError.self) {
+            try await services.catalog.create(NewProduct(name: "ab", description: "", price: .zero, categoryId: "books"))
+        }
+        #expect(invalid?.reason == "validationFailed")
+        #expect(invalid?.details.keys.sorted() == ["name", "price"])
+        let unknown = await #expect(throws: ShopError.self) {
+            try await services.catalog.create(NewProduct(name: "abc", description: "", price: Money(minorUnits: 1), categoryId: "nope"))
+        }
+        #expect(unknown?.reason == "categoryNotFound")
+    }
+}

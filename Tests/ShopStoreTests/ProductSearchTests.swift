@@ -1,0 +1,74 @@
+import Shop
+import Testing
+@testable import ShopStore
+
+@Suite struct ProductSearchTests {
+    let catalog: any CatalogService
+
+    init() throws {
+        let database = try ShopDatabase(path: ":memory:")
+        catalog = ShopServices.testing(database).catalog
+    }
+
+    func create(_ name: String, _ description: String = "") async throws -> Product {
+        try await catalog.create(NewProduct(name: name, description: description, price: Money(minorUnits: 100), categoryId: "office"))
+    }
+
+    func search(_ text: String) async throws -> [String] {
+        try await catalog.page(ProductQuery(searchText: text, limit: 200)).products.map(\.name)
+    }
+
+    @Test func filterQuotesEveryWordAndPrefixesTheLast() {
+        #expect(ProductSearch.filter(for: "oak shelf") == .match(#""oak" "shelf"*"#))
+        #expect(ProductSearch.filter(for: #"say "hi""#) == .match(#""say" """hi"""*"#))
+        #expect(ProductSearch.filter(for: "oak - shelf") == .match(#""oak" "shelf"*"#))
+        #expect(ProductSearch.filter(for: "  - * ") == .nothing)
+        #expect(ProductSearch.filter(for: " ") == .everything)
+    }
+
+    @Test func wordsMatchNamesAndDescriptionsWithPrefixOnTheLastWord() async throws {
+        _ = try await create("Zyxel Qwerty Widget", "made of glorp")
+        #expect(try await search("zyxel") == ["Zyxel Qwerty Widget"])
+        #expect(try await search("qwer") == ["Zyxel Qwerty Widget"])
+        #expect(try await search("glorp zyx") == ["Zyxel Qwerty Widget"])
+        #expect(try await search("qwer zyxel").isEmpty)  // only the last word is a prefix
+    }
+
+    @Test(arguments: [
+        #"""#, #""zyxel"#, "zyxel\"", "*", "zyx*", "NEAR(zyxel qwerty)", "zyxel NEAR qwerty", "-zyxel", "zyxel -qwerty",
+        "zyxel OR 1=1", "'; DROP TABLE product; --", "name:zyxel", "^zyxel", "(zyxel", "zyxel AND", "\\", "%", "_",
+    ])
+    func operatorsAndSQLAreSearchedAsText(text: String) async throws {
+        _ = try await create("Zyxel Qwerty Widget")
+        _ = try await create("Near Fancy Thing", "or and not")
+        // Must not throw, and must not match everything.
+        let names = try await search(text)
+        #expect(names.count <= 2)
+        #expect(try await catalog.page(ProductQuery()).totalCount == 242)
+    }
+
+    @Test func operatorWordsAreOrdinaryWords() async throws {
+        _ = try await create("Near Fancy Thing", "or and not")
+        #expect(try await search("NEAR") == ["Near Fancy Thing"])
+        #expect(try await search("or and") == ["Near Fancy Thing"])
+        #expect(try await search("-fancy") == ["Near Fancy Thing"])
+        #expect(try await search("\"fancy\"") == ["Near Fancy Thing"])
+    }
+
+    @Test func searchCombinesWithCategorySortAndPaging() async throws {
+        let all = try await catalog.page(ProductQuery(searchText: "oak", sort: .price, limit: 200))
+        #expect(all.totalCount > 2)
+        #expect(all.products.map(\.price) == all.products.map(\.price).sorted())
+        let second = try await catalog.page(ProductQuery(searchText: "oak", sort: .price, offset: 1, limit: 1))
+        #expect(second.products == [all.products[1]])
+        let books = try await catalog.page(ProductQuery(searchText: "oak", categoryId: "books", limit: 200))
+        #expect(books.products.allSatisfy { $0.categoryId == "books" })
+        #expect(books.totalCount == all.products.filter { $0.categoryId == "books" }.count)
+    }
+
+    @Test func deletedProductsLeaveTheIndex() async throws {
+        let product = try await create("Zyxel Qwerty Widget")
+        try await catalog.delete(ids: [product.id])
+        #expect(try await search("zyxel").isEmpty)
+    }
+}

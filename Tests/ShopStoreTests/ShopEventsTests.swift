@@ -1,0 +1,49 @@
+import Shop
+import Testing
+
+@Suite @MainActor struct ShopEventsTests {
+    @Test func deliversSynchronouslyInSubscriptionOrder() {
+        let feed = ShopEvents()
+        var log: [String] = []
+        let first = feed.subscribe { _ in log.append("first") }
+        let second = feed.subscribe { _ in log.append("second") }
+        feed.publish(.productsDeleted(["p-0001"]))
+        #expect(log == ["first", "second"])
+        _ = (first, second)
+    }
+
+    @Test func cancellingOrReleasingASubscriptionStopsDelivery() {
+        let feed = ShopEvents()
+        var count = 0
+        let kept = feed.subscribe { _ in count += 1 }
+        var released: ShopSubscription? = feed.subscribe { _ in count += 10 }
+        feed.publish(.productsDeleted([]))
+        #expect(count == 11)
+        released = nil
+        kept.cancel()
+        kept.cancel()
+        feed.publish(.productsDeleted([]))
+        #expect(count == 11)
+        #expect(feed.subscriberCount == 0)
+        _ = released
+    }
+
+    @Test func aSubscriberCancelledDuringDeliveryIsSkipped() {
+        let feed = ShopEvents()
+        var log: [String] = []
+        var second: ShopSubscription?
+        let first = feed.subscribe { _ in log.append("first"); second?.cancel() }
+        second = feed.subscribe { _ in log.append("second") }
+        feed.publish(.productsDeleted([]))
+        #expect(log == ["first"])
+        _ = first
+    }
+
+    @Test func theAsyncSequenceViewYieldsPublishedEvents() async {
+        let feed = ShopEvents()
+        let stream = feed.events()
+        feed.publish(.favoriteChanged(productId: "p-0001", isFavorite: true))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == .favoriteChanged(productId: "p-0001", isFavorite: true))
+    }
+}
