@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Tests of storefront-sh: the demo, one-shot commands, the REPL, errors and process reaping, each against
+# a fresh database in a temporary folder. Installs jq and builds the server when missing.
+# Prints "N passed, N failed" and exits non-zero when anything failed.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+if ! command -v jq >/dev/null; then
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    { "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq jq; } >&2 \
+        || { echo "shell tests: could not install jq" >&2; exit 1; }
+fi
+if [ -z "${STOREFRONT_SERVER:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
+    (cd "$repo" && swift build --product storefront >&2) || { echo "shell tests: build failed" >&2; exit 1; }
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+db=$work/shop.sqlite
+sf() { "$here/storefront-sh" --database "$db" "$@"; }
+passed=0 failed=0
+
+check() { # NAME COMMAND...: passes when the command succeeds
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1)); echo "ok   $name"
+    else
+        failed=$((failed + 1)); echo "FAIL $name"
+    fi
+}
+contains() { grep -qF -- "$2" "$1" || { echo "  '$2' not in $1:"; sed 's/^/  | /' "$1" | tail -n 20; return 1; }; }
+no_server_left() { # no storefront process still uses the test database
+    local left
+    left=$(pgrep -f -- "--database $db" || true)
+    [ -z "$left" ] || { echo "  servers still running: $left"; return 1; }
+}
+
+# The demo: search, product detail, add to cart, total, checkout, dashboard.
+"$here/demo.sh" --database "$db" >"$work/demo.out" 2>&1
+check "demo exits 0" test $? -eq 0
+check "demo searches" contains "$work/demo.out" "ok: catalog search"
+check "demo finds kettles" contains "$work/demo.out" "Everyday Steel Kettle"
+check "demo adds to the cart from the product" contains "$work/demo.out" "[cart #3] /total: \"0.00\" -> \"680.66\""
+check "demo shows the cart total" contains "$work/demo.out" "items 2  subtotal 571.98  tax 108.68  total 680.66"
+check "demo checks out" contains "$work/demo.out" 'ok: cart checkout -> version 6 orderId="o-000001"'
+check "demo dashboard lists the order" contains "$work/demo.out" "o-000001  2 item(s)  total 680.66"
+check "demo leaves no server" no_server_left
+
+# One-shot commands: each starts and stops its own server; the cart lives in the database.
+sf cart add p-0001 2 >"$work/add.out" 2>&1
+check "cart add exits 0" test $? -eq 0
+check "cart add streams the new line" contains "$work/add.out" "[cart #3] /lines/0 +"
+sf get cart >"$work/cart.json" 2>&1
+check "the cart persists across runs" jq -e '.lines == [.lines[0]] and .lines[0].productId == "p-0001" and .lines[0].quantity == 2' "$work/cart.json"
+check "money is a decimal string" jq -e '(.total | type) == "string" and (.total | test("^[0-9]+\\.[0-9]{2}$"))' "$work/cart.json"
+
+sf cart add p-9999 1 >"$work/unknown.out" 2>&1
+check "an unknown product fails the command" test $? -ne 0
+check "the refusal is shown with its reason" contains "$work/unknown.out" "[productNotFound]"
+sf cart setQuantity p-0001 100000 >"$work/toomany.out" 2>&1
+check "too many is refused" grep -qE 'error -32001 .*\[quantityExceeds(Stock|Maximum)\]' "$work/toomany.out"
+sf raw viewModel/get '{"viewModel":"v42"}' >"$work/badhandle.out" 2>&1
+check "a bad handle is an invalid-params error naming it" contains "$work/badhandle.out" "error -32602 from viewModel/get: Invalid params"
+check "the error names the parameter" contains "$work/badhandle.out" "[parameter viewModel: "
+sf frobnicate >"$work/unknowncmd.out" 2>&1
+check "an unknown command fails" test $? -ne 0
+
+# The REPL, reading commands from stdin; errors do not end the session.
+printf '%s\n' 'open cart' 'cart setQuantity p-0001 3' 'cart remove p-0404' 'show cart' 'dashboard reloadSection recentOrders' \
+    | sf >"$work/repl.out" 2>&1
+check "the REPL reports a failed command with a non-zero status" test $? -ne 0
+check "the REPL applies patches" contains "$work/repl.out" "/lines/0/quantity: 2 -> 3"
+check "the REPL goes on after an error" contains "$work/repl.out" "ok: dashboard reloadSection"
+check "the REPL shows the state" contains "$work/repl.out" "p-0001"
+check "one-shot and REPL runs leave no server" no_server_left
+
+# Interrupting the client reaps its server.
+mkfifo "$work/in"
+set -m # job control: a background job of a script would otherwise ignore SIGINT
+"$here/storefront-sh" --database "$db" <"$work/in" >"$work/int.out" 2>&1 &
+client=$!
+set +m
+exec {keep}>"$work/in"
+echo "open catalog" >&"$keep"
+for _ in $(seq 50); do grep -q "opened catalog" "$work/int.out" && break; sleep 0.1; done
+server=$(pgrep -P "$client" -f storefront || true)
+check "the REPL runs a server" test -n "$server"
+kill -INT "$client"
+for _ in $(seq 50); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$client" 2>/dev/null && { echo "  the client ignored SIGINT"; kill -KILL "$client"; }
+wait "$client"
+check "SIGINT ends the client with 130" test $? -eq 130
+exec {keep}>&-
+check "SIGINT leaves no server" no_server_left
+check "SIGINT leaves no zombie" bash -c "! ps -o stat= -p '${server:-0}' | grep -q Z"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
