@@ -65,6 +65,9 @@ check "too many is refused" grep -qE 'error -32001 .*\[quantityExceeds(Stock|Max
 sf raw viewModel/get '{"viewModel":"v42"}' >"$work/badhandle.out" 2>&1
 check "a bad handle is an invalid-params error naming it" contains "$work/badhandle.out" "error -32602 from viewModel/get: Invalid params"
 check "the error names the parameter" contains "$work/badhandle.out" "[parameter viewModel: "
+sf product p-9999 >"$work/noproduct.out" 2>&1
+check "a product that fails to load fails the command" test $? -ne 0
+check "the load failure is shown" contains "$work/noproduct.out" "productDetail failed to load: Product p-9999 does not exist."
 sf frobnicate >"$work/unknowncmd.out" 2>&1
 check "an unknown command fails" test $? -ne 0
 

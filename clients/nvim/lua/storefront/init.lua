@@ -1,0 +1,308 @@
+-- Storefront in Neovim: the catalog, a product, the cart and the dashboard as scratch buffers that
+-- follow the server's state stream. See clients/nvim/README.md.
+local Client = require('storefront.client')
+local render = require('storefront.render')
+
+local M = {}
+
+M.config = {
+  cmd = nil, -- the storefront binary; found in the repository's .build or on PATH when nil
+  args = {}, -- extra `storefront serve` arguments, e.g. { '--database', '/tmp/shop.sqlite' }
+}
+
+local client -- the running Client, started on first use
+local views = {} -- ViewModel type -> { vm = ..., buf = ... }
+M.last_error = nil -- the last error shown, for tests and :messages
+
+local function notify_error(message)
+  M.last_error = message
+  vim.notify('storefront: ' .. message, vim.log.levels.ERROR)
+end
+
+local function find_server()
+  if M.config.cmd then
+    return M.config.cmd
+  end
+  local source = debug.getinfo(1, 'S').source:sub(2)
+  local repo = vim.fn.fnamemodify(source, ':p:h:h:h:h:h')
+  for _, build in ipairs({ 'release', 'debug' }) do
+    local candidate = repo .. '/.build/' .. build .. '/storefront'
+    if vim.fn.executable(candidate) == 1 then
+      return candidate
+    end
+  end
+  if vim.fn.executable('storefront') == 1 then
+    return 'storefront'
+  end
+  return nil
+end
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', M.config, opts or {})
+end
+
+-- ----------------------------------------------------------------------------------------- buffers
+
+local function refresh(type_name)
+  local view = views[type_name]
+  if not view or not view.buf or not vim.api.nvim_buf_is_valid(view.buf) then
+    return
+  end
+  local lines = render.render(type_name, view.vm.state)
+  vim.api.nvim_buf_set_option(view.buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(view.buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(view.buf, 'modifiable', false)
+  vim.api.nvim_buf_set_option(view.buf, 'modified', false)
+end
+
+local function map(buf, lhs, rhs, desc)
+  vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', { noremap = true, silent = true, callback = rhs, desc = desc })
+end
+
+local function buffer_for(type_name)
+  local view = views[type_name]
+  if view.buf and vim.api.nvim_buf_is_valid(view.buf) then
+    return view.buf
+  end
+  local name = 'storefront://' .. type_name
+  local existing = vim.fn.bufnr(name)
+  local buf = existing ~= -1 and existing or vim.api.nvim_create_buf(true, true)
+  vim.api.nvim_buf_set_name(buf, name)
+  vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
+  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
+  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'storefront')
+  if type_name == 'catalog' then
+    map(buf, '<CR>', function() M.open_product() end, 'open the product under the cursor')
+    map(buf, 'a', function() M.add_to_cart() end, 'add the product under the cursor to the cart')
+    map(buf, '/', function()
+      local query = vim.fn.input('Search: ')
+      M.search(query)
+    end, 'search')
+    map(buf, 'L', function() M.action('catalog', 'loadMore') end, 'load more')
+  elseif type_name == 'productDetail' then
+    map(buf, 'a', function() M.add_to_cart() end, 'add to cart')
+    map(buf, '+', function() M.action('productDetail', 'incrementQuantity') end, 'one more')
+    map(buf, '-', function() M.action('productDetail', 'decrementQuantity') end, 'one less')
+    map(buf, 'f', function() M.action('productDetail', 'toggleFavorite') end, 'favourite')
+  elseif type_name == 'cart' then
+    map(buf, 'x', function()
+      local id = M.product_id_at_cursor()
+      if id then
+        M.action('cart', 'remove', { productId = id })
+      end
+    end, 'remove the line')
+    map(buf, 'C', function() M.checkout() end, 'checkout')
+  end
+  view.buf = buf
+  return buf
+end
+
+local function show(type_name)
+  local buf = buffer_for(type_name)
+  if vim.api.nvim_get_current_buf() ~= buf then
+    vim.api.nvim_set_current_buf(buf)
+  end
+  refresh(type_name)
+end
+
+-- ---------------------------------------------------------------------------------------- the server
+
+-- Failures that arrive in the state (a load that failed, a checkout that failed) are shown once.
+local function report_failures(vm)
+  local state = vm.state or {}
+  for _, key in ipairs({ 'phase', 'checkoutPhase', 'submitPhase' }) do
+    local phase = state[key]
+    local seen = vm.seen or {}
+    if phase == 'failed' and seen[key] ~= 'failed' then
+      local err = key == 'checkoutPhase' and state.checkoutError or state.error
+      local message = type(err) == 'table' and err.message or 'failed'
+      notify_error(vm.type .. ': ' .. tostring(message))
+    end
+    seen[key] = phase
+    vm.seen = seen
+  end
+end
+
+local function on_change(_, vm)
+  report_failures(vm)
+  local view = views[vm.type]
+  if view and view.vm == vm then
+    refresh(vm.type)
+  end
+end
+
+function M.client()
+  if client and not client.exited then
+    return client
+  end
+  local cmd = find_server()
+  if not cmd then
+    notify_error('no storefront binary: run `swift build --product storefront`, or setup({ cmd = ... })')
+    return nil
+  end
+  views = {}
+  local err
+  client, err = Client.start({
+    cmd = cmd,
+    args = M.config.args,
+    on_change = on_change,
+    on_error = notify_error,
+    on_exit = function(code)
+      if client and not client.stopping then
+        notify_error('the server exited (code ' .. tostring(code) .. '); its stderr is in ' .. vim.lsp.get_log_path())
+      end
+    end,
+  })
+  if not client then
+    notify_error(err)
+  end
+  return client
+end
+
+--- Opens a ViewModel of `type_name` unless one is open, then calls `then_(vm)`.
+local function with_vm(type_name, args, then_)
+  local c = M.client()
+  if not c then
+    return
+  end
+  local view = views[type_name]
+  if view and view.vm and c.vms[view.vm.handle] then
+    if then_ then
+      then_(view.vm)
+    end
+    return
+  end
+  c:open(type_name, args, function(err, vm)
+    if err then
+      return notify_error('could not open ' .. type_name .. ': ' .. Client.format_error(err))
+    end
+    views[type_name] = { vm = vm, buf = views[type_name] and views[type_name].buf }
+    refresh(type_name)
+    if then_ then
+      then_(vm)
+    end
+  end)
+end
+
+--- Runs an action on the open ViewModel of `type_name`; errors are shown. callback(result) on success.
+function M.action(type_name, action, args, callback)
+  local view = views[type_name]
+  if not view or not view.vm then
+    return notify_error('no ' .. type_name .. ' is open')
+  end
+  client:action(view.vm, action, args, function(err, result)
+    if err then
+      return notify_error(type_name .. '/' .. action .. ': ' .. Client.format_error(err))
+    end
+    if callback then
+      callback(result)
+    end
+  end)
+end
+
+-- ------------------------------------------------------------------------------------------ commands
+
+function M.catalog()
+  with_vm('catalog', nil, function()
+    show('catalog')
+  end)
+end
+
+function M.search(query)
+  with_vm('catalog', nil, function()
+    show('catalog')
+    M.action('catalog', 'search', { query = query or '' })
+  end)
+end
+
+--- The product id on the cursor's line of a catalog, cart or dashboard buffer.
+function M.product_id_at_cursor()
+  local line = vim.api.nvim_get_current_line()
+  return line:match('^%s*(p%-%d+)%s')
+end
+
+function M.open_product(product_id)
+  product_id = (product_id ~= nil and product_id ~= '') and product_id or M.product_id_at_cursor()
+  if not product_id then
+    return notify_error('which product? :StorefrontOpen {productId}, or <CR> on a catalog line')
+  end
+  local c = M.client()
+  if not c then
+    return
+  end
+  local old = views.productDetail and views.productDetail.vm
+  c:open('productDetail', { productId = product_id }, function(err, vm)
+    if err then
+      return notify_error('could not open ' .. product_id .. ': ' .. Client.format_error(err))
+    end
+    if old and c.vms[old.handle] then
+      c:close_vm(old) -- one product screen at a time
+    end
+    views.productDetail = { vm = vm, buf = views.productDetail and views.productDetail.buf }
+    show('productDetail')
+  end)
+end
+
+--- In a catalog (or dashboard) buffer: adds the product under the cursor; elsewhere: the open product.
+function M.add_to_cart(quantity)
+  local buf_name = vim.api.nvim_buf_get_name(0)
+  local id = M.product_id_at_cursor()
+  if id and not buf_name:match('storefront://productDetail$') then
+    with_vm('cart', nil, function()
+      M.action('cart', 'add', { productId = id, quantity = tonumber(quantity) or 1 }, function()
+        vim.notify('storefront: added ' .. id .. ' to the cart')
+      end)
+    end)
+    return
+  end
+  if not (views.productDetail and views.productDetail.vm) then
+    return notify_error('no product is open: :StorefrontOpen {productId}')
+  end
+  with_vm('cart', nil, function() -- an open cart follows the addition
+    M.action('productDetail', 'addToCart', nil, function()
+      vim.notify('storefront: added to the cart')
+    end)
+  end)
+end
+
+function M.cart()
+  with_vm('cart', nil, function()
+    show('cart')
+  end)
+end
+
+function M.checkout()
+  with_vm('cart', nil, function()
+    M.action('cart', 'checkout', nil, function(result)
+      vim.notify('storefront: order ' .. tostring(result.orderId) .. ' placed')
+    end)
+  end)
+end
+
+function M.dashboard()
+  with_vm('dashboard', nil, function()
+    show('dashboard')
+  end)
+end
+
+--- The state of the open ViewModel of `type_name` (tests, scripting).
+function M.state(type_name)
+  local view = views[type_name]
+  return view and view.vm and view.vm.state
+end
+
+--- The server's process id, when the Neovim version exposes it.
+function M.server_pid()
+  return client and client.rpc and client.rpc.pid
+end
+
+function M.stop()
+  if client then
+    client:stop(1000)
+    client = nil
+  end
+  views = {}
+end
+
+return M

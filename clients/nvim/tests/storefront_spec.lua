@@ -1,0 +1,144 @@
+-- End-to-end test of the plugin against a real `storefront serve` (database from $STOREFRONT_TEST_DB):
+-- drives the user commands, waits on conditions with vim.wait, and asserts on buffer lines.
+-- Exits with :cquit on the first failure; prints "N passed, N failed" at the end.
+local function say(text)
+  io.stdout:write(text, "\n")
+end
+vim.notify = function(message)
+  say('  notify: ' .. tostring(message))
+end
+local sf = require('storefront')
+sf.setup({ args = { '--database', (assert(os.getenv('STOREFRONT_TEST_DB'), 'set STOREFRONT_TEST_DB')) } })
+local passed = 0
+
+local function finish(failed_message)
+  if failed_message then
+    say('FAIL ' .. failed_message)
+    say(string.format('nvim: %d passed, 1 failed', passed))
+    pcall(sf.stop)
+    vim.cmd('cquit 1')
+  end
+  say(string.format('nvim: %d passed, 0 failed', passed))
+end
+
+local function buffer_lines(name)
+  local buf = vim.fn.bufnr('storefront://' .. name)
+  if buf == -1 then
+    return {}
+  end
+  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end
+
+local function has_line(name, pattern)
+  for _, line in ipairs(buffer_lines(name)) do
+    if line:find(pattern) then
+      return true
+    end
+  end
+  return false
+end
+
+--- Waits until `condition()` holds (at most 10 s); fails the test with `what` otherwise.
+local function expect(what, condition)
+  if vim.wait(10000, condition, 20) then
+    passed = passed + 1
+    say('ok   ' .. what)
+  else
+    local shown = {}
+    for _, name in ipairs({ 'catalog', 'productDetail', 'cart', 'dashboard' }) do
+      shown[#shown + 1] = name .. ':\n  ' .. table.concat(buffer_lines(name), '\n  ')
+    end
+    finish(what .. '\nlast error: ' .. tostring(sf.last_error) .. '\n' .. table.concat(shown, '\n'))
+  end
+end
+
+local ok, err = pcall(function()
+  vim.cmd('StorefrontCatalog')
+  expect('the catalog buffer lists products', function()
+    return vim.api.nvim_buf_get_name(0):match('storefront://catalog$') and has_line('catalog', '^p%-%d+ ')
+  end)
+  expect('it says how many', function()
+    return has_line('catalog', '^20 of 240 products')
+  end)
+
+  vim.cmd('StorefrontSearch kettle')
+  expect('a search narrows the list', function()
+    return has_line('catalog', '^4 of 4 products') and has_line('catalog', 'Everyday Steel Kettle')
+      and not has_line('catalog', 'Cutting Board')
+  end)
+
+  vim.cmd('StorefrontCart')
+  expect('an empty cart shows a zero total', function()
+    return has_line('cart', '^%(empty%)$') and has_line('cart', '^Total: 0%.00$')
+  end)
+
+  -- <CR>-style opening: the product under the cursor of the catalog.
+  vim.cmd('StorefrontCatalog')
+  vim.fn.search('Everyday Steel Kettle')
+  vim.cmd('StorefrontOpen')
+  expect('the product under the cursor opens', function()
+    return has_line('productDetail', '^p%-0112  Everyday Steel Kettle$') and has_line('productDetail', 'Total: 19%.99')
+  end)
+
+  vim.cmd('StorefrontOpen p-0003')
+  expect('a product opens by id', function()
+    return has_line('productDetail', '^p%-0003  Smart Linen Keyboard$')
+  end)
+  vim.cmd('normal +')
+  expect('+ raises the quantity and its total', function()
+    return has_line('productDetail', '^Quantity: 2 of 5   Total: 571%.98')
+  end)
+  vim.cmd('StorefrontAddToCart')
+  expect('adding from the product updates the open cart from patches', function()
+    return has_line('cart', '^p%-0003 +Smart Linen Keyboard +2 x +285%.99 = +571%.98$') and has_line('cart', '^Total: 680%.66$')
+  end)
+  local cart = sf.state('cart')
+  expect('the patched state matches viewModel/get', function()
+    local fresh
+    require('storefront').client():request('viewModel/get', { viewModel = 'v2' }, function(e, r)
+      fresh = e and {} or r.state
+    end)
+    vim.wait(5000, function()
+      return fresh ~= nil
+    end, 10)
+    return fresh and fresh.total == cart.total and #fresh.lines == #cart.lines and fresh.itemCount == cart.itemCount
+  end)
+
+  -- From the catalog, `a` on a line adds one of that product.
+  vim.cmd('StorefrontCatalog')
+  vim.fn.search('Everyday Steel Kettle')
+  vim.cmd('StorefrontAddToCart')
+  expect('adding from a catalog line updates the total', function()
+    return has_line('cart', '^p%-0112 ') and has_line('cart', '^Items: 3$') and has_line('cart', '^Total: 704%.45$')
+  end)
+
+  sf.action('cart', 'setQuantity', { productId = 'p-0003', quantity = 100000 })
+  expect('a refused action is shown with its reason', function()
+    return sf.last_error and sf.last_error:find('cart/setQuantity') and sf.last_error:find('quantityExceeds')
+  end)
+  sf.last_error = nil
+  vim.cmd('StorefrontOpen p-9999')
+  expect('a product that fails to load is reported', function()
+    return sf.last_error and sf.last_error:find('p%-9999 does not exist') and has_line('productDetail', '^! Product p%-9999')
+  end)
+
+  vim.cmd('StorefrontCheckout')
+  expect('checkout empties the cart and names the order', function()
+    return has_line('cart', '^Total: 0%.00$') and has_line('cart', '^Last order: o%-000001 %(3 items, total 704%.45%)$')
+  end)
+  vim.cmd('StorefrontDashboard')
+  expect('the dashboard lists the order', function()
+    return has_line('dashboard', '^Recent orders %[loaded%]$') and has_line('dashboard', '^  o%-000001  3 items  total 704%.45')
+  end)
+
+  local pid = sf.server_pid()
+  vim.cmd('StorefrontStop')
+  expect('stopping ends the server', function()
+    return pid == nil or vim.loop.kill(pid, 0) ~= 0
+  end)
+end)
+if not ok then
+  finish('error: ' .. tostring(err))
+end
+finish()
+vim.cmd('qall!')
