@@ -1,5 +1,9 @@
 import CJansson
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // The bridge between `JSONValue` and jansson. This file is the only place in Storefront that holds a
 // `json_t*`: each pointer lives inside one function and is released there (`defer`), and every call says
 // whether the reference it handles is new, borrowed or stolen.
@@ -153,6 +157,16 @@ extension JSONValue {
                 return 0
             }, output, Int(flags))
         }
+    }
+
+    /// An indented serialisation (two spaces, keys sorted), for files people read.
+    public func prettyPrinted() -> String {
+        let root = makeJansson()
+        defer { cj_decref(root) }
+        // json_dumps returns a new malloc'd string (or NULL) that the caller frees.
+        guard let text = json_dumps(root, Int(cj_indent_flag(2)) | Int(JSON_ENCODE_ANY | JSON_SORT_KEYS)) else { return "null" }
+        defer { free(text) }
+        return String(cString: text)
     }
 
     /// The compact serialisation as bytes. See ``serialize(into:)``.

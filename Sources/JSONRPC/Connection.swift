@@ -35,6 +35,7 @@ public final class Connection {
     private var capabilities: JSONValue = [:]
     private var initializeHook: (@MainActor (InitializeParams) throws -> Void)?
     private var discoverExtras: [String: JSONValue] = [:]
+    private var notificationDescriptions: [MethodDescription] = []
 
     /// A connection that answers through `outbox`.
     ///
@@ -69,6 +70,11 @@ public final class Connection {
     public func configureInitialize(capabilities: JSONValue, hook: (@MainActor (InitializeParams) throws -> Void)? = nil) {
         self.capabilities = capabilities
         self.initializeHook = hook
+    }
+
+    /// Lists a notification (either direction) in the OpenRPC document; its `result` should be `nil`.
+    public func describeNotification(_ description: MethodDescription) {
+        notificationDescriptions.append(description)
     }
 
     /// Adds top-level members (e.g. `components`) to the OpenRPC document of `rpc.discover`.
@@ -254,6 +260,13 @@ public final class Connection {
         register(
             MethodDescription(name: "rpc.discover", summary: "Returns the OpenRPC document of this server.", result: ["name": "OpenRPC", "schema": ["type": "object"]]),
             handler: .immediate { [unowned self] _ in self.openRPCDocument() })
+        describeNotification(MethodDescription(
+            name: "exit", summary: "Client to server: ends the process (code 0 after shutdown, 1 otherwise).", result: nil))
+        describeNotification(MethodDescription(
+            name: "$/cancelRequest", summary: "Client to server: cancels a request in flight, which then answers -32800.",
+            params: [["name": "id", "required": true, "schema": ["type": ["integer", "string"]]]], result: nil))
+        describeNotification(MethodDescription(
+            name: "initialized", summary: "Client to server: accepted and ignored (also notifications/initialized).", result: nil))
         onNotification("exit") { [unowned self] _ in
             self.exitCode = self.phase == .shuttingDown ? 0 : 1
         }
@@ -274,7 +287,8 @@ public final class Connection {
         var document: [String: JSONValue] = [
             "openrpc": "1.3.2",
             "info": ["title": .string(identity.name), "version": .string(identity.version)],
-            "methods": .array(methods.values.compactMap { $0.1 }.sorted { $0.name < $1.name }.map(\.jsonValue)),
+            "methods": .array(
+                (methods.values.compactMap { $0.1 } + notificationDescriptions).sorted { $0.name < $1.name }.map(\.jsonValue)),
         ]
         document.merge(discoverExtras) { _, extra in extra }
         return .object(document)

@@ -2,6 +2,8 @@ import ArgumentParser
 import CProcessControl
 import JSONRPC
 import Logging
+import Shop
+import ShopStore
 
 #if canImport(Glibc)
 import Glibc
@@ -24,8 +26,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Largest message accepted, in bytes; a larger one is skipped and answered with an error.")
     var maxMessageBytes: Int = 16 * 1024 * 1024
 
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: ArgumentHelp(
+        "Inject latency and failures into services, e.g. 'catalog:latency=300ms,failure-rate=0.2;cart:failure-rate=0.5'.",
+        discussion: "Services: catalog, favorites, cart, orders, pricing, recommendations. Off by default."))
+    var faults: String?
+
     func validate() throws {
         guard maxMessageBytes >= 64 else { throw ValidationError("--max-message-bytes must be at least 64") }
+        if let faults {
+            do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
+        }
     }
 
     func run() throws {
@@ -42,22 +54,33 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "storefront")
+        let database = try store.open()
+        let plan = try faults.map(FaultPlan.init(parsing:)) ?? .none
         var transportConfiguration = StdioTransport.Configuration()
         transportConfiguration.framing = framing
         transportConfiguration.maxMessageBytes = maxMessageBytes
 
         let code = MainActor.assumeIsolated {
-            let outbox = Outbox()
-            let connection = Connection(
-                identity: ServerIdentity(
-                    name: "storefront", version: StorefrontVersion.current,
-                    protocolVersion: StorefrontVersion.protocolVersion),
-                outbox: outbox, logger: logger)
+            let clock = ContinuousClock()
+            let services = ShopServices.live(database: database, faults: plan, clock: clock)
+            let assembly = ServerAssembly(services: services, clock: clock, outbox: Outbox(), logger: logger)
+            logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
-            return transport.run(connection)
+            return transport.run(assembly.connection)
         }
         Glibc.exit(code)
+    }
+}
+
+/// `--database`, shared by the commands that use the store.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "SQLite database file (':memory:' for a private in-memory one). Default: $XDG_DATA_HOME/storefront/storefront.sqlite, else ~/.local/share/storefront/storefront.sqlite.")
+    var database: String?
+
+    /// Opens (creating, migrating and seeding when new) the chosen database.
+    func open() throws -> ShopDatabase {
+        try ShopDatabase(path: database ?? ShopDatabase.defaultPath())
     }
 }
 

@@ -7,7 +7,7 @@ struct StorefrontCommand: ParsableCommand {
         commandName: "storefront",
         abstract: "A headless app server: the shop's ViewModels over JSON-RPC 2.0 on stdin/stdout.",
         version: StorefrontVersion.current,
-        subcommands: [ServeCommand.self],
+        subcommands: [ServeCommand.self, SeedCommand.self, OpenRPCCommand.self],
         defaultSubcommand: nil
     )
 }

@@ -1,0 +1,211 @@
+import Observation
+import Shop
+
+/// The cart: lines, totals, changes and checkout.
+///
+/// The cart comes priced from the cart service (tax included), and follows the feed: a change made
+/// anywhere (such as a product page's add to cart) is shown before that call returns. Of two copies
+/// of the cart, the one with the higher `revision` wins, so a late answer never hides a newer change.
+@MainActor @Observable
+public final class CartViewModel {
+    public private(set) var phase: Phase = .idle
+    public private(set) var cart: Cart?
+    public private(set) var checkoutPhase: SubmitPhase = .idle
+    public private(set) var lastOrder: Order?
+    /// The last failed change, while the cart stays shown.
+    public private(set) var actionError: ErrorInfo?
+
+    @ObservationIgnored private let cartService: any CartService
+    @ObservationIgnored private let events: ShopEvents
+    @ObservationIgnored private var subscription: ShopSubscription?
+    @ObservationIgnored private var loadTask: Task<Void, Never>?
+    @ObservationIgnored private var checkoutTask: Task<ShopError?, Never>?
+    @ObservationIgnored private var changeTasks: [Int: Task<ShopError?, Never>] = [:]
+    @ObservationIgnored private var nextChangeId = 0
+
+    /// Creates the ViewModel; nothing loads before ``appear()``.
+    public init(cart: any CartService, events: ShopEvents) {
+        self.cartService = cart
+        self.events = events
+    }
+
+    /// Creates the ViewModel from the service container.
+    public convenience init(services: ShopServices) {
+        self.init(cart: services.cart, events: services.events)
+    }
+
+    // MARK: State
+
+    /// The shown lines.
+    public var lines: [CartLine] { cart?.lines ?? [] }
+    public var subtotal: Money { cart?.subtotal ?? .zero }
+    public var tax: Money { cart?.tax ?? .zero }
+    public var total: Money { cart?.total ?? .zero }
+    public var itemCount: Int { cart?.itemCount ?? 0 }
+
+    /// The whole state as one value.
+    public var state: CartState {
+        CartState(
+            phase: phase.name, error: phase.error ?? actionError, lines: lines.map(CartLineSnapshot.init),
+            subtotal: subtotal, tax: tax, total: total, itemCount: itemCount, checkoutPhase: checkoutPhase.name,
+            checkoutError: checkoutPhase.error, lastOrder: lastOrder.map(OrderSnapshot.init))
+    }
+
+    // MARK: Lifecycle
+
+    /// Subscribes to the feed and loads the cart (phase becomes `loading` at once).
+    /// Calling it again while open does nothing.
+    public func appear() {
+        guard subscription == nil else { return }
+        subscription = events.subscribe { [weak self] in self?.handle($0) }
+        startLoad()
+    }
+
+    /// Cancels every task and unsubscribes.
+    public func close() {
+        subscription?.cancel()
+        subscription = nil
+        loadTask?.cancel()
+        checkoutTask?.cancel()
+        for task in changeTasks.values { task.cancel() }
+        changeTasks = [:]
+        if phase == .loading { phase = .idle }
+    }
+
+    // MARK: Intents
+
+    /// Loads the cart again.
+    public func refresh() async {
+        await startLoad().valueCancellingWithCaller()
+    }
+
+    /// Adds units of a product, merging with its line.
+    /// - Throws: ``ShopError`` `invalidQuantity` (below 1) or the cart's refusal (`productNotFound`,
+    ///   `outOfStock`, `quantityExceedsStock`, `quantityExceedsMaximum`); the cart does not change.
+    public func add(productId: String, quantity: Int) async throws {
+        guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
+        try await change { try await $0.add(productId: productId, quantity: quantity) }
+    }
+
+    /// Sets a line's quantity; 0 removes the line.
+    /// - Throws: ``ShopError`` `invalidQuantity` (negative), `notInCart`, `quantityExceedsStock` or
+    ///   `quantityExceedsMaximum`; the cart does not change.
+    public func setQuantity(productId: String, quantity: Int) async throws {
+        guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
+        if let cart, cart.line(for: productId) == nil { throw ShopError.notInCart(productId) }
+        try await change { try await $0.setQuantity(productId: productId, quantity: quantity) }
+    }
+
+    /// Removes a line.
+    /// - Throws: ``ShopError`` `notInCart`.
+    public func remove(productId: String) async throws {
+        if let cart, cart.line(for: productId) == nil { throw ShopError.notInCart(productId) }
+        try await change { try await $0.remove(productId: productId) }
+    }
+
+    /// Empties the cart.
+    public func clear() async throws {
+        try await change { try await $0.clear() }
+    }
+
+    /// Places the order; on success `lastOrder` holds it and the cart is empty.
+    /// - Throws: ``ShopError`` `notReady`, `emptyCart`, `alreadySubmitting`, or the cart's refusal
+    ///   (such as `quantityExceedsStock` naming the line in `details.productId`); nothing changes.
+    ///   Operational failures show as `checkoutPhase` `failed`.
+    public func checkout() async throws {
+        guard checkoutTask == nil else { throw ShopError.alreadySubmitting }
+        guard let cart else { throw ShopError.notReady }
+        guard !cart.isEmpty else { throw ShopError.emptyCart }
+        let previousPhase = checkoutPhase
+        checkoutPhase = .submitting
+        let task = Task { [weak self, cartService] () -> ShopError? in
+            do {
+                let order = try await cartService.checkout()
+                guard let self else { return nil }
+                self.lastOrder = order
+                self.checkoutPhase = .succeeded
+                if self.cart?.isEmpty == false, !Task.isCancelled {
+                    // No feed event emptied the cart (a service without a feed): ask for it.
+                    if let cart = try? await cartService.cart() { self.apply(cart) }
+                }
+            } catch {
+                switch Failure(error) {
+                case .cancelled:
+                    self?.checkoutPhase = previousPhase
+                case .refused(let error):
+                    self?.checkoutPhase = previousPhase
+                    return error
+                case .operational(let info):
+                    self?.checkoutPhase = .failed(info)
+                }
+            }
+            return nil
+        }
+        checkoutTask = task
+        let refusal = await task.valueCancellingWithCaller()
+        checkoutTask = nil
+        if let refusal { throw refusal }
+    }
+
+    // MARK: Changes
+
+    /// Runs a cart change as an owned task; applies the cart it returns.
+    private func change(_ operation: @escaping @Sendable (any CartService) async throws -> Cart) async throws {
+        nextChangeId += 1
+        let id = nextChangeId
+        let task = Task { [weak self, cartService] () -> ShopError? in
+            do {
+                let cart = try await operation(cartService)
+                self?.apply(cart)
+                self?.actionError = nil
+            } catch {
+                switch Failure(error) {
+                case .cancelled: break
+                case .refused(let error): return error
+                case .operational(let info): self?.actionError = info
+                }
+            }
+            return nil
+        }
+        changeTasks[id] = task
+        let refusal = await task.valueCancellingWithCaller()
+        changeTasks[id] = nil
+        if let refusal { throw refusal }
+    }
+
+    /// Shows `cart` unless a newer revision is shown already.
+    private func apply(_ cart: Cart) {
+        if let shown = self.cart, shown.revision > cart.revision { return }
+        self.cart = cart
+        if phase != .loaded {
+            loadTask?.cancel()
+            phase = .loaded
+        }
+    }
+
+    @discardableResult
+    private func startLoad() -> Task<Void, Never> {
+        loadTask?.cancel()
+        phase = .loading
+        let task = Task { [weak self, cartService] in
+            do {
+                let cart = try await cartService.cart()
+                guard let self, !Task.isCancelled else { return }
+                self.apply(cart)
+            } catch {
+                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
+                self.phase = .failed(info)
+            }
+        }
+        loadTask = task
+        return task
+    }
+
+    // MARK: Feed
+
+    private func handle(_ event: ShopEvent) {
+        if case .cartChanged(let cart) = event, subscription != nil {
+            apply(cart)
+        }
+    }
+}

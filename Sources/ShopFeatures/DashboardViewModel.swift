@@ -1,0 +1,200 @@
+import Observation
+import Shop
+
+/// The home screen: featured products, categories with counts, recent orders and recommendations,
+/// each loading (and failing) on its own.
+///
+/// Feed: a placed order joins `recentOrders` at once and refreshes `recommended`; catalog changes
+/// refresh `featured` and `categories`; favourite changes refresh `recommended`. Refreshes triggered
+/// by the feed keep showing the current items (no `loading`).
+@MainActor @Observable
+public final class DashboardViewModel {
+    /// Items per product section.
+    public static let productLimit = 6
+    /// Orders shown.
+    public static let recentOrderLimit = 3
+
+    public private(set) var featured = Section<Product>()
+    public private(set) var categories = Section<CategorySummary>()
+    public private(set) var recentOrders = Section<Order>()
+    public private(set) var recommended = Section<Product>()
+
+    @ObservationIgnored private let catalog: any CatalogService
+    @ObservationIgnored private let orders: any OrderService
+    @ObservationIgnored private let recommendations: any RecommendationService
+    @ObservationIgnored private let events: ShopEvents
+    @ObservationIgnored private var subscription: ShopSubscription?
+    @ObservationIgnored private var loadTasks: [DashboardSection: Task<Void, Never>] = [:]
+
+    /// One section's phase and items.
+    public struct Section<Item: Equatable & Sendable>: Equatable, Sendable {
+        public var phase: Phase = .idle
+        public var items: [Item] = []
+    }
+
+    /// Creates the ViewModel; nothing loads before ``appear()``.
+    public init(
+        catalog: any CatalogService, orders: any OrderService, recommendations: any RecommendationService,
+        events: ShopEvents
+    ) {
+        self.catalog = catalog
+        self.orders = orders
+        self.recommendations = recommendations
+        self.events = events
+    }
+
+    /// Creates the ViewModel from the service container.
+    public convenience init(services: ShopServices) {
+        self.init(catalog: services.catalog, orders: services.orders, recommendations: services.recommendations,
+                  events: services.events)
+    }
+
+    // MARK: State
+
+    /// The whole state as one value.
+    public var state: DashboardState {
+        DashboardState(
+            featured: snapshot(featured, ProductSummary.init),
+            categories: snapshot(categories, CategoryCount.init),
+            recentOrders: snapshot(recentOrders, OrderSnapshot.init),
+            recommended: snapshot(recommended, ProductSummary.init))
+    }
+
+    private func snapshot<Item, Wire>(_ section: Section<Item>, _ transform: (Item) -> Wire) -> SectionState<Wire> {
+        SectionState(phase: section.phase.name, error: section.phase.error, items: section.items.map(transform))
+    }
+
+    // MARK: Lifecycle
+
+    /// Subscribes to the feed and starts loading every section in parallel (each becomes `loading`
+    /// at once). Calling it again while open does nothing.
+    public func appear() {
+        guard subscription == nil else { return }
+        subscription = events.subscribe { [weak self] in self?.handle($0) }
+        for section in DashboardSection.allCases { startLoad(section, showsLoading: true) }
+    }
+
+    /// Cancels every task and unsubscribes.
+    public func close() {
+        subscription?.cancel()
+        subscription = nil
+        for task in loadTasks.values { task.cancel() }
+        loadTasks = [:]
+        for section in DashboardSection.allCases where phase(of: section) == .loading {
+            setPhase(.idle, of: section)
+        }
+    }
+
+    // MARK: Intents
+
+    /// Reloads every section; returns when all have loaded or failed.
+    public func reload() async {
+        let tasks = DashboardSection.allCases.map { startLoad($0, showsLoading: true) }
+        await withTaskCancellationHandler {
+            for task in tasks { await task.value }
+        } onCancel: {
+            for task in tasks { task.cancel() }
+        }
+    }
+
+    /// Reloads one section.
+    public func reloadSection(_ section: DashboardSection) async {
+        await startLoad(section, showsLoading: true).valueCancellingWithCaller()
+    }
+
+    /// Reloads one section by its wire name.
+    /// - Throws: ``ShopError`` `unknownSection` (nothing changes).
+    public func reloadSection(_ name: String) async throws {
+        guard let section = DashboardSection(rawValue: name) else { throw ShopError.unknownSection(name) }
+        await reloadSection(section)
+    }
+
+    // MARK: Loading
+
+    @discardableResult
+    private func startLoad(_ section: DashboardSection, showsLoading: Bool) -> Task<Void, Never> {
+        loadTasks[section]?.cancel()
+        if showsLoading { setPhase(.loading, of: section) }
+        let task: Task<Void, Never> = switch section {
+        case .featured:
+            load(section, { [catalog] in try await catalog.featured(limit: Self.productLimit) }) { $0.featured.items = $1 }
+        case .categories:
+            load(section, { [catalog] in try await catalog.categories() }) { $0.categories.items = $1 }
+        case .recentOrders:
+            load(section, { [orders] in try await orders.recentOrders(limit: Self.recentOrderLimit) }) { $0.recentOrders.items = $1 }
+        case .recommended:
+            load(section, { [recommendations] in try await recommendations.recommendations(limit: Self.productLimit) }) {
+                $0.recommended.items = $1
+            }
+        }
+        loadTasks[section] = task
+        return task
+    }
+
+    private func load<Items: Sendable>(
+        _ section: DashboardSection,
+        _ fetch: @escaping @Sendable () async throws -> Items,
+        apply: @escaping @MainActor (DashboardViewModel, Items) -> Void
+    ) -> Task<Void, Never> {
+        Task { [weak self] in
+            do {
+                let items = try await fetch()
+                guard let self, !Task.isCancelled else { return }
+                apply(self, items)
+                self.setPhase(.loaded, of: section)
+            } catch {
+                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
+                self.setPhase(.failed(info), of: section)
+            }
+        }
+    }
+
+    private func phase(of section: DashboardSection) -> Phase {
+        switch section {
+        case .featured: featured.phase
+        case .categories: categories.phase
+        case .recentOrders: recentOrders.phase
+        case .recommended: recommended.phase
+        }
+    }
+
+    private func setPhase(_ phase: Phase, of section: DashboardSection) {
+        switch section {
+        case .featured: featured.phase = phase
+        case .categories: categories.phase = phase
+        case .recentOrders: recentOrders.phase = phase
+        case .recommended: recommended.phase = phase
+        }
+    }
+
+    // MARK: Feed
+
+    private func handle(_ event: ShopEvent) {
+        switch event {
+        case .orderPlaced(let order):
+            if recentOrders.phase == .loaded {
+                recentOrders.items = Array(([order] + recentOrders.items.filter { $0.id != order.id }).prefix(Self.recentOrderLimit))
+            } else {
+                startLoad(.recentOrders, showsLoading: true)
+            }
+            refreshQuietly(.recommended)
+        case .productCreated, .productsDeleted:
+            refreshQuietly(.featured)
+            refreshQuietly(.categories)
+            refreshQuietly(.recommended)
+        case .favoriteChanged:
+            refreshQuietly(.recommended)
+        case .cartChanged:
+            break
+        }
+    }
+
+    /// Reloads a loaded section without showing `loading`; a section not loaded reloads normally.
+    private func refreshQuietly(_ section: DashboardSection) {
+        switch phase(of: section) {
+        case .idle: break
+        case .loaded: startLoad(section, showsLoading: false)
+        case .loading, .failed: startLoad(section, showsLoading: true)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Shop
+
+/// How a ViewModel treats an error thrown by a service.
+enum Failure {
+    /// The task was cancelled: not an error to show.
+    case cancelled
+    /// The service refused the action (a ``ShopError`` that is a refusal): rethrow, change nothing.
+    case refused(ShopError)
+    /// Something failed operationally: record it in the state.
+    case operational(ErrorInfo)
+
+    init(_ error: any Error) {
+        switch error {
+        case is CancellationError:
+            self = .cancelled
+        case let error as ShopError where error.isRefusal:
+            self = .refused(error)
+        case let error as ShopError:
+            self = .operational(ErrorInfo(message: error.message, retryable: error.isRetryable))
+        default:
+            self = .operational(ErrorInfo(message: "Something went wrong: \(error)", retryable: true))
+        }
+    }
+
+    /// The failure as shown when loading content fails: refusals (such as `productNotFound`) are shown too.
+    static func loadError(_ error: any Error) -> ErrorInfo? {
+        switch Failure(error) {
+        case .cancelled: nil
+        case .refused(let error): ErrorInfo(message: error.message, retryable: false)
+        case .operational(let info): info
+        }
+    }
+}
+

@@ -1,0 +1,59 @@
+import Shop
+
+/// Everything the new-product form shows, as one value.
+public struct ProductFormState: Codable, Equatable, Sendable {
+    /// The categories load (needed to validate `category`).
+    public var phase: PhaseName
+    /// The categories load's failure, or else the last submission's operational failure; `null` when none.
+    @ExplicitNull public var error: ErrorInfo?
+    /// The field values as typed.
+    public var fields: ProductFormFields
+    /// Messages for the invalid fields the user has edited, by field name (`name`, `description`,
+    /// `price`, `category`). Untouched fields show no error; a refused `submit()` lists them all in
+    /// its error's `details`.
+    public var errors: [String: String]
+    /// Whether every field (touched or not) is valid.
+    public var isValid: Bool
+    public var submitPhase: SubmitPhaseName
+    /// The id of the product the last successful submission created; `null` otherwise.
+    @ExplicitNull public var createdProductId: String?
+    /// The categories to choose from, by name.
+    public var categories: [CategoryOption]
+}
+
+/// The form's field values as typed.
+public struct ProductFormFields: Codable, Equatable, Sendable {
+    public var name = ""
+    public var description = ""
+    /// A decimal such as `"12.50"`.
+    public var price = ""
+    /// A category id.
+    public var category = ""
+
+    /// Empty fields.
+    public init() {}
+
+    subscript(field: ProductFormField) -> String {
+        get {
+            switch field {
+            case .name: name
+            case .description: description
+            case .price: price
+            case .category: category
+            }
+        }
+        set {
+            switch field {
+            case .name: name = newValue
+            case .description: description = newValue
+            case .price: price = newValue
+            case .category: category = newValue
+            }
+        }
+    }
+}
+
+/// The form's fields; raw values are the wire names.
+public enum ProductFormField: String, CaseIterable, Codable, Sendable {
+    case name, description, price, category
+}

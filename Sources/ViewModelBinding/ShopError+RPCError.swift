@@ -1,0 +1,18 @@
+import JSON
+import JSONRPC
+import Shop
+
+extension ShopError: RPCErrorConvertible {
+    /// -32001 for a refused action, -32003 for a failed service or storage; `data` carries the stable
+    /// `reason`, the `details` and whether retrying may help.
+    public var rpcError: RPCError {
+        RPCError(
+            code: isRefusal ? ShopErrorCodes.refused : ShopErrorCodes.failed,
+            message: message,
+            data: [
+                "reason": .string(reason),
+                "details": .object(details.mapValues { .string($0) }),
+                "retryable": .bool(isRetryable),
+            ])
+    }
+}
