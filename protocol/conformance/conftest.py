@@ -108,20 +108,19 @@ SCHEMA_NAMES = {
 def state_validators():
     """type -> a jsonschema validator of its state, from protocol/schemas/<Name>.json; absent ones skip."""
     from jsonschema import Draft202012Validator
-    from referencing import Registry, Resource
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
     directory = PROTOCOL / "schemas"
     if not directory.is_dir():
         return {}
+    documents = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("*.json"))}
     resources = []
-    documents = {}
-    for path in sorted(directory.glob("*.json")):
-        document = json.loads(path.read_text())
-        documents[path.stem] = document
-        resources.append((path.name, Resource.from_contents(document, default_specification=None)
-                          if "$schema" in document else Resource.opaque(document)))
+    for stem, document in documents.items():
+        resource = DRAFT202012.create_resource(document)
+        resources.append((f"{stem}.json", resource))
         if "$id" in document:
-            resources.append((document["$id"], resources[-1][1]))
+            resources.append((document["$id"], resource))
     registry = Registry().with_resources(resources)
     validators = {}
     for type_, name in SCHEMA_NAMES.items():
