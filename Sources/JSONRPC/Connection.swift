@@ -164,6 +164,10 @@ public final class Connection {
             sink.reply(.failure(.methodNotFound(request.method)), id: id, outbox: self.outbox)
             return
         }
+        guard inFlight[id] == nil else {
+            sink.reply(.failure(.invalidRequest("id \(id) is already in use by a request in flight")), id: id, outbox: self.outbox)
+            return
+        }
         if request.method == "shutdown" {
             // At once, not when its task runs: an `exit` read in the same turn must see it.
             phase = .shuttingDown
@@ -176,10 +180,6 @@ public final class Connection {
                 sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
             }
         case .task(let body):
-            guard inFlight[id] == nil else {
-                sink.reply(.failure(.invalidRequest("id \(id) is already in use by a request in flight")), id: id, outbox: self.outbox)
-                return
-            }
             inFlight[id] = Task { @MainActor in
                 let outcome: Result<JSONValue, RPCError>
                 do {

@@ -192,9 +192,6 @@ def test_cancelling_a_finished_or_unknown_request_is_harmless(ready):
     assert ready.call("ping") == {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server mismatch: an immediate method (ping) reusing the id of an action in flight is answered normally; "
-    "README says -32600 'id already in flight' (Connection checks in-flight ids only for task handlers)"))
 def test_an_id_already_in_flight_is_invalid_request(mirrors: Mirrors, catalog):
     session = mirrors.session
     session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "x"}, request_id="dup")
