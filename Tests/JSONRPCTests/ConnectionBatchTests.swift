@@ -56,14 +56,14 @@ import Testing
             return "slow done"
         })
         harness.send(#"[{"jsonrpc":"2.0","id":1,"method":"slow"},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"slow"}]"#)
-        await harness.yieldToTasks()
-        #expect(gate.waiting == 2)
+        await harness.yield { gate.waiting == 2 }
         #expect(harness.takeOutput().isEmpty)
         gate.open()
         await harness.settle()
         let output = harness.takeOutput()
         #expect(output.count == 1)
-        #expect(summary(output.first) == ["2 ok", "1 ok", "3 ok"])
+        // JSON-RPC lets a batch's responses come in any order; tasks finish in whatever order they resume.
+        #expect(summary(output.first).sorted() == ["1 ok", "2 ok", "3 ok"])
     }
 
     @Test func answersInvalidMembersInTheSameArrayAsTaskResults() async {

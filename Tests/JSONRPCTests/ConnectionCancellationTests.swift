@@ -44,7 +44,6 @@ import Testing
         let harness = makeHarness()
         harness.send(#"{"jsonrpc":"2.0","id":1,"method":"wait"}"#)
         harness.send(#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
-        await harness.yieldToTasks()
         #expect(harness.takeOutput() == [result([:], id: 2)])
         #expect(harness.connection.inFlightCount == 1)
         harness.send(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#)
@@ -57,7 +56,7 @@ import Testing
         harness.send(#"{"jsonrpc":"2.0","id":1,"method":"wait"}"#)
         harness.send(#"{"jsonrpc":"2.0","id":"1","method":"wait"}"#)
         harness.send(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"1"}}"#)
-        await harness.yieldToTasks()
+        await harness.yield { harness.connection.inFlightCount == 1 }
         #expect(harness.takeOutput() == [["jsonrpc": "2.0", "id": "1", "error": ["code": -32800, "message": "Request cancelled"]]])
         #expect(harness.connection.inFlightCount == 1)
         harness.send(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#)
@@ -81,7 +80,7 @@ import Testing
         let gate = Gate()
         let harness = makeHarness(gate: gate)
         harness.send(#"{"jsonrpc":"2.0","id":1,"method":"gated"}"#)
-        await harness.yieldToTasks()
+        await harness.yield { gate.waiting == 1 }
         harness.send(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#)
         gate.open()
         await harness.settle()

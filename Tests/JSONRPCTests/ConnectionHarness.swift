@@ -59,7 +59,16 @@ final class ConnectionHarness {
         #expect(connection.inFlightCount == 0, "requests still in flight", sourceLocation: sourceLocation)
     }
 
-    /// Lets already-started tasks run to their first suspension point.
+    /// Lets the connection's tasks run until `condition` holds (bounded, so a stuck task fails the test).
+    func yield(until condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        for _ in 0..<10_000 where !condition() {
+            await Task.yield()
+        }
+        #expect(condition(), "the condition never held", sourceLocation: sourceLocation)
+    }
+
+    /// Lets already-started tasks run to their first suspension point (for checks that must hold whether
+    /// or not they have).
     func yieldToTasks() async {
         for _ in 0..<100 { await Task.yield() }
     }

@@ -112,8 +112,7 @@ import Testing
         })
         harness.send(#"{"jsonrpc":"2.0","id":1,"method":"slow"}"#)
         harness.send(#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#)
-        await harness.yieldToTasks()
-        #expect(gate.waiting == 1)
+        await harness.yield { gate.waiting == 1 }
         #expect(harness.takeOutput().isEmpty)
         gate.open()
         await harness.settle()
