@@ -142,6 +142,7 @@ public final class Connection {
     private func handle(_ envelope: Envelope, sink: ResponseSink) {
         switch envelope {
         case .invalid(let error, let id):
+            sink.expect()
             sink.reply(.failure(error), id: id, outbox: outbox)
         case .response:
             logger.debug("ignored a response from the client; this server sends no requests")
