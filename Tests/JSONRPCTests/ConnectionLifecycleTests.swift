@@ -166,13 +166,13 @@ import Testing
         #expect(before["openrpc"] == "1.3.2")
         #expect(before["info"] == ["title": "storefront-test", "version": "9.8.7"])
         let names = before["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
-        #expect(names == ["initialize", "ping", "rpc.discover", "shutdown"])
+        #expect(names == ["$/cancelRequest", "exit", "initialize", "initialized", "ping", "rpc.discover", "shutdown"])
         #expect(before["methods"]?.arrayValue?.allSatisfy { $0["summary"]?.stringValue?.isEmpty == false && $0["params"] != nil } == true)
 
         harness.connection.register(MethodDescription(name: "cart.add", summary: "Adds.", result: ["name": "Cart"]), handler: .immediate { _ in nil })
         harness.connection.addDiscoverMembers(["components": ["schemas": [:]]])
         let after = try #require(await harness.answer(to: #"{"jsonrpc":"2.0","id":2,"method":"rpc.discover"}"#)?["result"])
-        #expect(after["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["cart.add", "initialize", "ping", "rpc.discover", "shutdown"])
+        #expect(after["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["$/cancelRequest", "cart.add", "exit", "initialize", "initialized", "ping", "rpc.discover", "shutdown"])
         #expect(after["components"] == ["schemas": [:]])
     }
 
