@@ -67,7 +67,10 @@ let package = Package(
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"]),
+        .testTarget(
+            name: "JSONRPCTests",
+            dependencies: ["JSONRPC", "JSON", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop"]),
         .testTarget(
             name: "ShopFeaturesTests",

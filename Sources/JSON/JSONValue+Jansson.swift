@@ -31,6 +31,10 @@ extension JSONValue {
         }
         guard let root else { throw JSONParseError(error) }
         defer { cj_decref(root) }
+        guard Self.nestingDepth(of: root, limit: Self.maximumNestingDepth) <= Self.maximumNestingDepth else {
+            throw JSONParseError(
+                text: "nesting deeper than \(Self.maximumNestingDepth) levels", line: -1, column: -1, position: 0)
+        }
         self = JSONValue(borrowing: root, integersReadAsReals: integersReadAsReals)
     }
 
@@ -47,8 +51,36 @@ extension JSONValue {
         try self.init(parsing: Array(text.utf8))
     }
 
-    /// How deeply arrays and objects may nest in a parsed text.
-    public static let maximumNestingDepth = Int(JSON_PARSER_MAX_DEPTH)
+    /// How deeply arrays and objects may nest in a parsed text. jansson itself stops at 2048; this
+    /// lower bound keeps every recursive walk over a value (conversion, equality, diffing) shallow
+    /// enough for any thread's stack, including under AddressSanitizer. No message of this protocol
+    /// comes near it.
+    public static let maximumNestingDepth = 256
+
+    /// The nesting depth of a jansson value, counting no further than `limit + 1`. `json` is borrowed.
+    private static func nestingDepth(of json: UnsafeMutablePointer<json_t>, limit: Int) -> Int {
+        // Iterative, so that measuring a deep value cannot itself overflow the stack.
+        var deepest = 0
+        var stack: [(UnsafeMutablePointer<json_t>, Int)] = [(json, 1)]
+        while let (value, depth) = stack.popLast() {
+            let type = cj_typeof(value)
+            guard type == JSON_OBJECT || type == JSON_ARRAY else { continue }
+            deepest = max(deepest, depth)
+            if deepest > limit { return deepest }
+            if type == JSON_ARRAY {
+                for index in 0..<json_array_size(value) {
+                    if let element = json_array_get(value, index) { stack.append((element, depth + 1)) }
+                }
+            } else {
+                var iterator = cj_object_iter(value)
+                while let entry = iterator {
+                    if let member = json_object_iter_value(entry) { stack.append((member, depth + 1)) }
+                    iterator = json_object_iter_next(value, entry)
+                }
+            }
+        }
+        return deepest
+    }
 
     /// Converts a jansson value to Swift. `json` is borrowed: its reference count is not touched.
     init(borrowing json: UnsafeMutablePointer<json_t>, integersReadAsReals: Bool = false) {

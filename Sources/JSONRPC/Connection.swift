@@ -142,6 +142,7 @@ public final class Connection {
     private func handle(_ envelope: Envelope, sink: ResponseSink) {
         switch envelope {
         case .invalid(let error, let id):
+            sink.expect()
             sink.reply(.failure(error), id: id, outbox: outbox)
         case .response:
             logger.debug("ignored a response from the client; this server sends no requests")
@@ -164,6 +165,10 @@ public final class Connection {
             sink.reply(.failure(.methodNotFound(request.method)), id: id, outbox: self.outbox)
             return
         }
+        guard inFlight[id] == nil else {
+            sink.reply(.failure(.invalidRequest("id \(id) is already in use by a request in flight")), id: id, outbox: self.outbox)
+            return
+        }
         if request.method == "shutdown" {
             // At once, not when its task runs: an `exit` read in the same turn must see it.
             phase = .shuttingDown
@@ -176,10 +181,6 @@ public final class Connection {
                 sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
             }
         case .task(let body):
-            guard inFlight[id] == nil else {
-                sink.reply(.failure(.invalidRequest("id \(id) is already in use by a request in flight")), id: id, outbox: self.outbox)
-                return
-            }
             inFlight[id] = Task { @MainActor in
                 let outcome: Result<JSONValue, RPCError>
                 do {

@@ -29,6 +29,10 @@ public struct FrameDecoder: Sendable {
         case body(Int)
         /// Content-Length: skipping this many bytes of an oversized body.
         case skippingBody(Int)
+        /// Content-Length: skipping bytes that are not a header, this many so far. They run to the end of
+        /// their line or to the next `Content-Length` header and are reported once, when they end, so
+        /// that the report does not depend on how the bytes arrived.
+        case skippingJunk(Int)
     }
 
     /// The framing in use, or `nil` while `auto` has not yet seen a non-blank byte.
@@ -94,7 +98,8 @@ public struct FrameDecoder: Sendable {
                 }
             case .line:
                 guard let newline = find(0x0A) else {
-                    guard bufferedByteCount > maxMessageBytes else { return nil }
+                    // One byte more than the limit may be the `\r` of a `\r\n` ending.
+                    guard bufferedByteCount > maxMessageBytes + 1 else { return nil }
                     start = buffer.count
                     state = .skippingLine
                     return .error(.messageTooLarge(limit: maxMessageBytes))
@@ -130,22 +135,44 @@ public struct FrameDecoder: Sendable {
                     return nil
                 }
                 state = .headers
+            case .skippingJunk(let skipped):
+                var index = start
+                var ended = false
+                scan: while index < buffer.count {
+                    if buffer[index] == 0x0A {
+                        index += 1
+                        ended = true
+                        break scan
+                    }
+                    if buffer[index] | 0x20 == 0x63, hasPrefixIgnoringCase("content-length", at: index, partialOK: true) {
+                        // A header, or the buffer ends inside what may be one (then wait for more bytes).
+                        ended = hasPrefixIgnoringCase("content-length", at: index, partialOK: false)
+                        break scan
+                    }
+                    index += 1
+                }
+                let total = skipped + index - start
+                start = index
+                guard ended else {
+                    state = .skippingJunk(total)
+                    return nil
+                }
+                state = .headers
+                return .error(.unexpectedBytes(count: total))
             }
         }
     }
 
-    /// Reads one header block if it is complete. Sets `state` to `.body` or `.skippingBody` on success;
-    /// returns an error event for a malformed block or junk; leaves `state` as `.headers` and returns
-    /// `nil` when more bytes are needed.
+    /// Reads one header block if it is complete. Sets `state` to `.body` or `.skippingBody` on success, or
+    /// to `.skippingJunk` when the bytes are not a header; returns an error event for a malformed block;
+    /// leaves `state` as `.headers` and returns `nil` when more bytes are needed.
     private mutating func nextHeaderBlock() -> Event? {
         skipWhitespace()
         guard start < buffer.count else { return nil }
-        // Junk before a header: skip to the next line that starts a Content-Length header.
+        // Junk before a header: skip it up to the end of its line or the next Content-Length header.
         if !hasPrefixIgnoringCase("content-", at: start, partialOK: true) {
-            let resume = findHeaderStart(from: start + 1) ?? max(start, buffer.count - 16)
-            let skipped = resume - start
-            start = resume
-            return skipped > 0 ? .error(.unexpectedBytes(count: skipped)) : nil
+            state = .skippingJunk(0)
+            return nil
         }
         guard let end = findHeaderEnd() else {
             guard bufferedByteCount > Self.maxHeaderBytes else { return nil }

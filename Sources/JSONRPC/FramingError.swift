@@ -5,8 +5,8 @@ public enum FramingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A Content-Length header block that is malformed (missing, negative, non-numeric or conflicting
     /// length, a line that is not a header, or a block over 8 KiB). The block was skipped.
     case invalidHeader(String)
-    /// Bytes that are not a header where a header block was expected; skipped up to the next
-    /// `Content-Length` header.
+    /// Bytes that are not a header where a header block was expected; skipped up to the end of their
+    /// line or the next `Content-Length` header, whichever comes first.
     case unexpectedBytes(count: Int)
 
     /// A sentence for the error response.

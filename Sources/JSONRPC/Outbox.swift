@@ -13,6 +13,20 @@ public final class Outbox {
     private var scratch: [UInt8] = []
     /// Called after bytes are enqueued, so the transport can schedule a write.
     public var onEnqueue: (@MainActor () -> Void)?
+    /// Called by the transport when pending output has fallen to ``lowWatermark`` or below after being
+    /// above it: producers that held back (coalescing their updates) may send again.
+    public var onDrain: (@MainActor () -> Void)?
+    /// Pending bytes at or below which the outbox counts as drained.
+    public var lowWatermark = 256 * 1024
+    /// Pending bytes above which producers of optional traffic (state notifications) should hold back.
+    public var highWatermark = 1024 * 1024
+    private var wasCongested = false
+
+    /// Whether producers of optional traffic should hold back because the client is not reading.
+    public var isCongested: Bool {
+        if pending.count > highWatermark { wasCongested = true }
+        return pending.count > highWatermark
+    }
 
     /// An empty outbox.
     public init(framing: Framing = .newlineDelimited) {
@@ -55,6 +69,13 @@ public final class Outbox {
         } else {
             pending.removeFirst(count)
         }
+    }
+
+    /// Tells producers that held back that the client reads again (called by the transport after writes).
+    public func noteWritten() {
+        guard wasCongested, pending.count <= lowWatermark else { return }
+        wasCongested = false
+        onDrain?()
     }
 
     private static func append(_ id: RequestID, to buffer: inout [UInt8]) {

@@ -142,6 +142,7 @@ public final class StdioTransport {
             }
             outbox.consume(written)
         }
+        outbox.noteWritten()
         return true
     }
 

@@ -31,14 +31,31 @@ public final class ShopDatabase: Sendable {
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = true
         do {
-            if path == ":memory:" {
-                writer = try DatabaseQueue(configuration: configuration)
-            } else {
-                writer = try DatabasePool(path: path, configuration: configuration)
-            }
-            try ShopSchema.migrator.migrate(writer)
+            writer = try Self.open(path: path, configuration: configuration)
         } catch {
             throw StorageError.map(error)
+        }
+    }
+
+    /// Opens the connection and applies pending migrations.
+    ///
+    /// Two processes opening a new file at the same moment contend for it: switching a new file to
+    /// WAL mode can fail with `SQLITE_BUSY` without waiting for the busy timeout, and GRDB decides
+    /// which migrations are pending before taking the write lock, so one process may try a migration
+    /// the other just applied. Both resolve on a retry, so opening a file is retried for up to about 2 s.
+    private static func open(path: String, configuration: Configuration) throws -> any DatabaseWriter {
+        var attempt = 1
+        while true {
+            do {
+                let writer: any DatabaseWriter = path == ":memory:"
+                    ? try DatabaseQueue(configuration: configuration)
+                    : try DatabasePool(path: path, configuration: configuration)
+                try ShopSchema.migrator.migrate(writer)
+                return writer
+            } catch is DatabaseError where attempt < 100 && path != ":memory:" {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.02)
+            }
         }
     }
 

@@ -49,6 +49,12 @@ public final class ViewModelHost {
         self.connection = connection
         self.logger = logger
         for definition in definitions { self.definitions[definition.type] = definition }
+        connection.outbox.onDrain = { [weak self] in self?.flushDirty() }
+    }
+
+    /// The ViewModel behind an open handle (for tests and tools in-process).
+    public func openModel(_ handle: String) -> AnyObject? {
+        screens[handle]?.screen.object
     }
 
     /// Handles of the open ViewModels.
@@ -88,7 +94,7 @@ public final class ViewModelHost {
                 errors: [Self.invalidParamsError]),
             handler: .immediate { [unowned self] request in
                 let entry = try self.entry(for: request, type: nil)
-                self.flushDirty()
+                self.flushDirty(force: true)
                 return self.snapshot(of: entry)
             })
         for definition in definitions.values {
@@ -114,10 +120,10 @@ public final class ViewModelHost {
                 do {
                     extras = try await action.perform(entry.screen.object, request)
                 } catch {
-                    self.flushDirty()
+                    self.flushDirty(force: true)
                     throw error
                 }
-                self.flushDirty()
+                self.flushDirty(force: true)
                 var result = extras
                 result["version"] = .integer(Int64(entry.version))
                 return .object(result)
@@ -202,8 +208,16 @@ public final class ViewModelHost {
     }
 
     /// Sends one `viewModel/changed` for each ViewModel that changed since its last notification.
-    public func flushDirty() {
+    ///
+    /// While the client is not reading (the outbox is congested) changes are held back, unless `force`
+    /// (an action or `viewModel/get` is about to answer and its notifications must come first): the
+    /// ViewModels stay marked, and when the output drains each sends one patch from the last version the
+    /// client got to its current state. Memory stays bounded by one state per ViewModel.
+    ///
+    /// - Parameter force: send even while the output is congested.
+    public func flushDirty(force: Bool = false) {
         flushScheduled = false
+        guard force || !connection.outbox.isCongested else { return }
         for handle in screens.keys.sorted(by: Self.handleOrder) {
             guard let entry = screens[handle], entry.changed.take() else { continue }
             let newState: JSONValue

@@ -50,6 +50,8 @@ import Testing
         let allowed = JSONValue.maximumNestingDepth
         let fits = String(repeating: "[", count: allowed) + String(repeating: "]", count: allowed)
         #expect((try? JSONValue(parsing: fits)) != nil)
+        let tooDeep = String(repeating: #"{"a":"#, count: allowed + 1) + "1" + String(repeating: "}", count: allowed + 1)
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: tooDeep) }
     }
 
     @Test func serialisesCompactlyWithSortedKeysAndNoRawNewlines() {

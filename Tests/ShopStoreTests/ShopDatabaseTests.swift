@@ -95,6 +95,18 @@ import Testing
         #expect(Set(try await one.favorites.favorites().map(\.id)) == ["p-0010", "p-0011"])
     }
 
+    @Test func processesOpeningANewFileTogetherBothSucceed() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.databasePath
+        let opened = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await ShopDatabase(path: path).productCount() }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(opened == [240, 240, 240, 240])
+    }
+
     @Test func defaultPathFollowsXDGAndFallsBackToHome() throws {
         let folder = try TemporaryFolder()
         let xdg = try ShopDatabase.defaultPath(environment: ["XDG_DATA_HOME": folder.url.path + "/data"])

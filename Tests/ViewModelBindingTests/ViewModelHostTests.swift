@@ -177,4 +177,26 @@ struct Harness {
         #expect(harness.takeMessages() == [["jsonrpc": "2.0", "id": 2, "result": nil]])
         #expect(harness.host.openHandles.isEmpty)
     }
+
+    @Test func whileTheClientIsNotReadingChangesAreCoalescedIntoOnePatch() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        harness.outbox.highWatermark = 0  // anything pending counts as congested
+        harness.outbox.lowWatermark = 0
+        let model = try #require(harness.host.openModel("v1") as? CounterViewModel)
+        for _ in 0..<5 {
+            model.incrementTwice()
+            await harness.settle()
+        }
+        let held = harness.takeMessages()
+        #expect(held.count == 1, "only the open's answer was written while congested: \(held)")
+        harness.outbox.noteWritten()  // the client read everything
+        await harness.settle()
+        let messages = harness.takeMessages()
+        #expect(messages.count == 1)
+        #expect(messages.first?["params"]?["version"] == 2)
+        let patch = try JSONPatch(json: try #require(messages.first?["params"]?["patch"]))
+        #expect(try patch.apply(to: ["phase": "loading", "count": 0, "log": []])
+            == ["phase": "loading", "count": 10, "log": ["+2", "+2", "+2", "+2", "+2"]])
+    }
 }

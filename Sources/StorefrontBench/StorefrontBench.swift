@@ -1,0 +1,193 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `storefront-bench`: measures `storefront serve` over real pipes and prints a table.
+@main
+struct StorefrontBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storefront-bench",
+        abstract: "Measure storefront serve over real pipes: start-up, sequential ping latency, pipelined throughput.",
+        discussion: "Every answer's id is checked: each request must be answered exactly once."
+    )
+
+    /// What to measure.
+    enum Mode: String, CaseIterable {
+        case startup, latency, throughput
+    }
+
+    @Option(help: "The storefront executable (default: storefront next to this executable).")
+    var server: String?
+
+    @Option(name: .short, help: "Pings measured per run (latency, throughput).")
+    var n = 10_000
+
+    @Option(help: "Pings sent before measuring, per run.")
+    var warmup = 1_000
+
+    @Option(help: "Runs per measurement, each with a new server (for startup: the number of spawns).")
+    var runs = 10
+
+    @Option(help: "What to measure, comma-separated: startup, latency, throughput.")
+    var mode = "startup,latency,throughput"
+
+    @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
+    var framing = "ndjson,lsp"
+
+    @Flag(help: "Print one JSON line per measurement instead of a table.")
+    var json = false
+
+    func validate() throws {
+        guard n > 0, warmup >= 0, runs > 0 else { throw ValidationError("-n and --runs must be positive, --warmup not negative") }
+        _ = try modes()
+        _ = try framings()
+    }
+
+    func run() throws {
+        let path = server ?? Self.siblingPath("storefront")
+        guard access(path, X_OK) == 0 else {
+            throw ValidationError("no executable at \(path): build it (swift build -c release --product storefront) or pass --server")
+        }
+        if !json {
+            print("storefront-bench: \(path); n \(n), warmup \(warmup), runs \(runs)")
+            print(Measurement.tableHeader)
+        }
+        for mode in try modes() {
+            for framing in try framings() {
+                let measurement = switch mode {
+                case .startup: try startup(path, framing)
+                case .latency: try latency(path, framing)
+                case .throughput: try throughput(path, framing)
+                }
+                print(json ? measurement.jsonLine : measurement.tableRow)
+            }
+        }
+    }
+
+    // MARK: Measurements
+
+    /// Spawn to the `initialize` answer, `runs` times.
+    func startup(_ path: String, _ framing: WireFraming) throws -> Measurement {
+        var milliseconds: [Double] = []
+        var peak = 0
+        for _ in 0..<runs {
+            let start = monotonicNanoseconds()
+            let child = try ServerChild(path: path, framing: framing)
+            try initialize(child)
+            milliseconds.append(Double(monotonicNanoseconds() - start) / 1e6)
+            peak = max(peak, try child.finish())
+        }
+        return Measurement(
+            name: "startup", framing: framing, runs: runs, count: 1,
+            figures: [("medianMs", median(milliseconds), "ms"), ("minMs", milliseconds.min()!, "ms")], peakRSSKiB: peak)
+    }
+
+    /// One ping at a time: write it, wait for its answer.
+    func latency(_ path: String, _ framing: WireFraming) throws -> Measurement {
+        var samples: [Double] = []
+        var rates: [Double] = []
+        var peak = 0
+        for _ in 0..<runs {
+            let child = try ServerChild(path: path, framing: framing)
+            try initialize(child)
+            let frames = (1...Int64(warmup + n)).map { id in
+                var bytes: [UInt8] = []
+                framing.frame(Self.ping(id), into: &bytes)
+                return bytes
+            }
+            var measuredStart: UInt64 = 0
+            for (index, frame) in frames.enumerated() {
+                if index == warmup { measuredStart = monotonicNanoseconds() }
+                let start = monotonicNanoseconds()
+                try child.write(frame)
+                let id = try child.readAnswer()
+                let end = monotonicNanoseconds()
+                guard id == index + 1 else { throw BenchError(description: "expected the answer to id \(index + 1), got \(id)") }
+                if index >= warmup { samples.append(Double(end - start) / 1e3) }
+            }
+            rates.append(Double(n) / (Double(monotonicNanoseconds() - measuredStart) / 1e9))
+            peak = max(peak, try child.finish())
+        }
+        samples.sort()
+        return Measurement(
+            name: "latency", framing: framing, runs: runs, count: n,
+            figures: [
+                ("roundTripsPerSecond", median(rates), "rt/s"), ("p50Us", percentile(50, of: samples), "µs"),
+                ("p90Us", percentile(90, of: samples), "µs"), ("p99Us", percentile(99, of: samples), "µs"),
+            ], peakRSSKiB: peak)
+    }
+
+    /// `n` pings written as fast as the pipe takes them, answers read in the same loop.
+    func throughput(_ path: String, _ framing: WireFraming) throws -> Measurement {
+        var rates: [Double] = []
+        var peak = 0
+        for _ in 0..<runs {
+            let child = try ServerChild(path: path, framing: framing)
+            try initialize(child)
+            if warmup > 0 {
+                try child.pipeline(Self.pings(1..<Int64(warmup + 1), framing), ids: 1..<Int64(warmup + 1))
+            }
+            let ids = Int64(warmup + 1)..<Int64(warmup + n + 1)
+            let bytes = Self.pings(ids, framing)
+            let start = monotonicNanoseconds()
+            try child.pipeline(bytes, ids: ids)
+            rates.append(Double(n) / (Double(monotonicNanoseconds() - start) / 1e9))
+            peak = max(peak, try child.finish())
+        }
+        return Measurement(
+            name: "throughput", framing: framing, runs: runs, count: n,
+            figures: [("messagesPerSecond", median(rates), "msg/s"), ("minMessagesPerSecond", rates.min()!, "msg/s")],
+            peakRSSKiB: peak)
+    }
+
+    // MARK: Helpers
+
+    private func initialize(_ child: ServerChild) throws {
+        var bytes: [UInt8] = []
+        child.framing.frame(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"storefront-bench"}}}"#, into: &bytes)
+        try child.write(bytes)
+        let id = try child.readAnswer()
+        guard id == 0 else { throw BenchError(description: "expected the initialize answer, got id \(id)") }
+    }
+
+    private static func ping(_ id: Int64) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"#
+    }
+
+    private static func pings(_ ids: Range<Int64>, _ framing: WireFraming) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for id in ids { framing.frame(ping(id), into: &bytes) }
+        return bytes
+    }
+
+    private func modes() throws -> [Mode] {
+        try mode.split(separator: ",").map { name in
+            guard let mode = Mode(rawValue: name.trimmingCharacters()) else { throw ValidationError("unknown mode \(name)") }
+            return mode
+        }
+    }
+
+    private func framings() throws -> [WireFraming] {
+        try framing.split(separator: ",").map { name in
+            guard let framing = WireFraming(rawValue: name.trimmingCharacters()) else { throw ValidationError("unknown framing \(name)") }
+            return framing
+        }
+    }
+
+    /// `name` in the directory of this executable.
+    private static func siblingPath(_ name: String) -> String {
+        var link = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &link, link.count - 1)
+        guard length > 0 else { return name }
+        let path = String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/" + name
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}

@@ -1,0 +1,151 @@
+import Shop
+import Testing
+@testable import ShopFeatures
+
+@Suite @MainActor struct CartViewModelTests {
+    let cart = CartServiceDouble()
+    let events = ShopEvents()
+    let book = Fixture.product(1, price: 1_000)
+    let spade = Fixture.product(2, price: 2_550, category: "garden")
+
+    func priced(_ lines: [CartLine], revision: Int64) -> Cart {
+        Cart(lines: lines, tax: lines.map(\.lineTotal).sum().applying(basisPoints: 1_000), revision: revision)
+    }
+
+    func appeared(with shown: Cart) async -> CartViewModel {
+        cart.cart.returns(shown)
+        let viewModel = CartViewModel(cart: cart, events: events)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        return viewModel
+    }
+
+    func state(_ shown: Cart, checkoutPhase: SubmitPhaseName = .idle, lastOrder: Order? = nil) -> CartState {
+        CartState(
+            phase: .loaded, error: nil, lines: shown.lines.map(CartLineSnapshot.init), subtotal: shown.subtotal,
+            tax: shown.tax, total: shown.total, itemCount: shown.itemCount, checkoutPhase: checkoutPhase,
+            checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init))
+    }
+
+    @Test func showsTheCartWithTheServicesTotals() async {
+        let shown = priced([Fixture.line(book, quantity: 2), Fixture.line(spade, quantity: 1)], revision: 3)
+        let viewModel = await appeared(with: shown)
+        let expected = state(shown)
+        #expect(viewModel.state == expected)
+        #expect(expected.subtotal == Money(minorUnits: 4_550))
+        #expect(expected.tax == Money(minorUnits: 455))
+        #expect(expected.total == Money(minorUnits: 5_005))
+        #expect(expected.itemCount == 3)
+    }
+
+    @Test func addingMergesThroughTheServiceAndShowsItsCart() async throws {
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1)], revision: 1))
+        let merged = priced([Fixture.line(book, quantity: 3)], revision: 2)
+        cart.add.returns(merged)
+        try await viewModel.add(productId: book.id, quantity: 2)
+        #expect(viewModel.state == state(merged))
+        #expect(cart.add.calls == [.init(productId: book.id, quantity: 2)])
+    }
+
+    @Test func aChangeMadeElsewhereIsShownBeforeItsCallReturns() async throws {
+        let viewModel = await appeared(with: priced([], revision: 1))
+        // Another ViewModel's service call publishes the committed cart.
+        let changed = priced([Fixture.line(spade, quantity: 1)], revision: 2)
+        events.publish(.cartChanged(changed))
+        #expect(viewModel.state == state(changed))
+        // A late, older copy does not replace it.
+        events.publish(.cartChanged(priced([], revision: 1)))
+        #expect(viewModel.state == state(changed))
+    }
+
+    @Test func refusedChangesLeaveTheCartUnchanged() async throws {
+        let shown = priced([Fixture.line(book, quantity: 1)], revision: 1)
+        let viewModel = await appeared(with: shown)
+        cart.setQuantity.fails(ShopError.quantityExceedsMaximum(book.id, name: book.name, requested: 9, maximum: 5))
+
+        let tooMany = await #expect(throws: ShopError.self) { try await viewModel.setQuantity(productId: book.id, quantity: 9) }
+        #expect(tooMany?.reason == "quantityExceedsMaximum")
+        let negative = await #expect(throws: ShopError.self) { try await viewModel.setQuantity(productId: book.id, quantity: -1) }
+        #expect(negative?.reason == "invalidQuantity")
+        let absent = await #expect(throws: ShopError.self) { try await viewModel.remove(productId: spade.id) }
+        #expect(absent?.reason == "notInCart")
+        #expect(viewModel.state == state(shown))
+    }
+
+    @Test func quantityZeroRemovesAndClearEmpties() async throws {
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1), Fixture.line(spade, quantity: 1)], revision: 1))
+        cart.setQuantity.returns(priced([Fixture.line(spade, quantity: 1)], revision: 2))
+        try await viewModel.setQuantity(productId: book.id, quantity: 0)
+        #expect(viewModel.state.lines.map(\.productId) == [spade.id])
+        cart.clear.returns(priced([], revision: 3))
+        try await viewModel.clear()
+        #expect(viewModel.state == state(priced([], revision: 3)))
+    }
+
+    @Test func checkoutPlacesTheOrderAndEmptiesTheCart() async throws {
+        let lines = [Fixture.line(book, quantity: 2)]
+        let viewModel = await appeared(with: priced(lines, revision: 1))
+        let order = Fixture.order(1, lines: lines)
+        let gate = Gate()
+        cart.checkout.handle { [events] _ in
+            await gate.wait()
+            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2)))
+            await events.publish(.orderPlaced(order))
+            return order
+        }
+
+        let checkout = Task { try await viewModel.checkout() }
+        await settle { gate.waiting == 1 }
+        #expect(viewModel.state == state(priced(lines, revision: 1), checkoutPhase: .submitting))
+        let again = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
+        #expect(again?.reason == "alreadySubmitting")
+        gate.open()
+        try await checkout.value
+
+        #expect(viewModel.state == state(priced([], revision: 2), checkoutPhase: .succeeded, lastOrder: order))
+        #expect(viewModel.state.lastOrder?.createdAt == "2025-06-01T00:00:00Z")
+        let empty = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
+        #expect(empty?.reason == "emptyCart")
+    }
+
+    @Test func checkoutShortOfStockNamesTheLineAndChangesNothing() async throws {
+        let shown = priced([Fixture.line(book, quantity: 2), Fixture.line(spade, quantity: 5)], revision: 1)
+        let viewModel = await appeared(with: shown)
+        cart.checkout.fails(ShopError.quantityExceedsStock(spade.id, name: spade.name, requested: 5, available: 1))
+        let error = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
+        #expect(error?.reason == "quantityExceedsStock")
+        #expect(error?.details["productId"] == spade.id)
+        #expect(viewModel.state == state(shown))
+    }
+
+    @Test func anUnavailableCheckoutShowsAsFailed() async throws {
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1)], revision: 1))
+        cart.checkout.fails(ShopError.serviceUnavailable("cart"))
+        try await viewModel.checkout()
+        #expect(viewModel.state.checkoutPhase == .failed)
+        #expect(viewModel.state.checkoutError == ErrorInfo(message: ShopError.serviceUnavailable("cart").message, retryable: true))
+        #expect(viewModel.state.lines.count == 1)
+    }
+
+    @Test func productDetailsAddIsShownInTheCartWhenItReturns() async throws {
+        let viewModel = await appeared(with: priced([], revision: 1))
+        let catalog = CatalogServiceDouble()
+        let favorites = FavoritesServiceDouble()
+        catalog.product.returns(book)
+        favorites.isFavorite.returns(false)
+        let added = priced([Fixture.line(book, quantity: 1)], revision: 2)
+        cart.add.handle { [events] _ in
+            await events.publish(.cartChanged(added))  // as the live service does after its commit
+            return added
+        }
+        let detail = ProductDetailViewModel(productId: book.id, catalog: catalog, favorites: favorites, cart: cart,
+                                            events: events, clock: ContinuousClock())
+        detail.appear()
+        await settle { detail.phase == .loaded }
+
+        try await detail.addToCart()
+
+        #expect(viewModel.state == state(added))
+        detail.close()
+    }
+}

@@ -1,0 +1,120 @@
+import Shop
+import Testing
+@testable import ShopFeatures
+
+@Suite @MainActor struct DashboardViewModelTests {
+    let catalog = CatalogServiceDouble()
+    let orders = OrderServiceDouble()
+    let recommendations = RecommendationServiceDouble()
+    let events = ShopEvents()
+    let featured = [Fixture.product(1, featured: true)]
+    let suggested = [Fixture.product(2), Fixture.product(3)]
+    let pastOrders = [Fixture.order(2, lines: [Fixture.line(Fixture.product(4), quantity: 1)]),
+                      Fixture.order(1, lines: [Fixture.line(Fixture.product(5), quantity: 2)])]
+
+    func makeViewModel() -> DashboardViewModel {
+        DashboardViewModel(catalog: catalog, orders: orders, recommendations: recommendations, events: events)
+    }
+
+    func setUpServices() {
+        catalog.featured.returns(featured)
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        orders.recentOrders.returns(pastOrders)
+        recommendations.recommendations.returns(suggested)
+    }
+
+    func section<Item, Wire>(_ items: [Item], _ transform: (Item) -> Wire) -> SectionState<Wire> {
+        SectionState(phase: .loaded, error: nil, items: items.map(transform))
+    }
+
+    var loaded: DashboardState {
+        DashboardState(
+            featured: section(featured, ProductSummary.init),
+            categories: section([Fixture.books, Fixture.garden], CategoryCount.init),
+            recentOrders: section(pastOrders, OrderSnapshot.init),
+            recommended: section(suggested, ProductSummary.init))
+    }
+
+    func appeared() async -> DashboardViewModel {
+        setUpServices()
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        await settle { viewModel.state == loaded }
+        return viewModel
+    }
+
+    @Test func loadsTheFourSectionsInParallel() async {
+        let gate = Gate()
+        catalog.featured.handle { [featured] _ in await gate.wait(); return featured }
+        catalog.categories.handle { _ in await gate.wait(); return [Fixture.books, Fixture.garden] }
+        orders.recentOrders.handle { [pastOrders] _ in await gate.wait(); return pastOrders }
+        recommendations.recommendations.handle { [suggested] _ in await gate.wait(); return suggested }
+        let viewModel = makeViewModel()
+
+        viewModel.appear()
+
+        let loading = SectionState<ProductSummary>(phase: .loading, error: nil, items: [])
+        #expect(viewModel.state.featured == loading)
+        #expect(viewModel.state.recommended == loading)
+        #expect(viewModel.state.recentOrders.phase == .loading)
+        await settle { gate.waiting == 4 }
+        gate.open()
+        await settle { viewModel.state == loaded }
+        #expect(orders.recentOrders.calls == [3])
+    }
+
+    @Test func aFailingSectionFailsAlone() async {
+        setUpServices()
+        recommendations.recommendations.fails(ShopError.serviceUnavailable("recommendations"))
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        await settle { viewModel.state.recommended.phase == .failed && viewModel.state.featured.phase == .loaded }
+        var expected = loaded
+        expected.recommended = SectionState(
+            phase: .failed, error: ErrorInfo(message: ShopError.serviceUnavailable("recommendations").message, retryable: true),
+            items: [])
+        await settle { viewModel.state == expected }
+
+        recommendations.recommendations.returns(suggested)
+        try? await viewModel.reloadSection("recommended")
+        #expect(viewModel.state == loaded)
+        #expect(catalog.featured.calls.count == 1)
+    }
+
+    @Test func anUnknownSectionIsRefused() async {
+        let viewModel = await appeared()
+        let error = await #expect(throws: ShopError.self) { try await viewModel.reloadSection("weather") }
+        #expect(error?.reason == "unknownSection")
+        #expect(viewModel.state == loaded)
+    }
+
+    @Test func reloadReloadsEverySection() async {
+        let viewModel = await appeared()
+        await viewModel.reload()
+        #expect(viewModel.state == loaded)
+        #expect(catalog.featured.calls.count == 2)
+        #expect(catalog.categories.calls.count == 2)
+        #expect(orders.recentOrders.calls.count == 2)
+        #expect(recommendations.recommendations.calls.count == 2)
+    }
+
+    @Test func aPlacedOrderJoinsRecentOrdersAtOnce() async {
+        let viewModel = await appeared()
+        let gate = Gate()
+        recommendations.recommendations.handle { [suggested] _ in await gate.wait(); return suggested }
+        let order3 = Fixture.order(3, lines: [Fixture.line(Fixture.product(9), quantity: 1)])
+        let order4 = Fixture.order(4, lines: [Fixture.line(Fixture.product(9), quantity: 1)])
+
+        events.publish(.orderPlaced(order3))
+        events.publish(.orderPlaced(order4))
+
+        var expected = loaded
+        expected.recentOrders = section([order4, order3, pastOrders[0]], OrderSnapshot.init)
+        #expect(viewModel.state == expected)  // recommended refreshes quietly: still loaded
+        await settle { gate.waiting >= 1 }
+        gate.open()
+        await settle { recommendations.recommendations.calls.count == 3 }
+        viewModel.close()
+        #expect(events.subscriberCount == 0)
+    }
+}

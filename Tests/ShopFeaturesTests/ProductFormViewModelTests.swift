@@ -1,0 +1,135 @@
+import Shop
+import Testing
+@testable import ShopFeatures
+
+@Suite @MainActor struct ProductFormViewModelTests {
+    let catalog = CatalogServiceDouble()
+
+    func appeared() async -> ProductFormViewModel {
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        let viewModel = ProductFormViewModel(catalog: catalog)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        return viewModel
+    }
+
+    func state(
+        fields: ProductFormFields = ProductFormFields(), errors: [String: String] = [:], isValid: Bool = false,
+        submitPhase: SubmitPhaseName = .idle, error: ErrorInfo? = nil, createdProductId: String? = nil
+    ) -> ProductFormState {
+        ProductFormState(
+            phase: .loaded, error: error, fields: fields, errors: errors, isValid: isValid, submitPhase: submitPhase,
+            createdProductId: createdProductId,
+            categories: [CategoryOption(Fixture.books.category), CategoryOption(Fixture.garden.category)])
+    }
+
+    func fill(_ viewModel: ProductFormViewModel) throws {
+        try viewModel.setField("name", "Oak Shelf")
+        try viewModel.setField("description", "Solid oak.")
+        try viewModel.setField("price", "49.90")
+        try viewModel.setField("category", "garden")
+    }
+
+    var filled: ProductFormFields {
+        var fields = ProductFormFields()
+        fields.name = "Oak Shelf"
+        fields.description = "Solid oak."
+        fields.price = "49.90"
+        fields.category = "garden"
+        return fields
+    }
+
+    @Test func showsErrorsOnlyForEditedFields() async throws {
+        let viewModel = await appeared()
+        #expect(viewModel.state == state())
+
+        try viewModel.setField("name", "Ok")
+        try viewModel.setField("price", "1.999")
+        var fields = ProductFormFields()
+        fields.name = "Ok"
+        fields.price = "1.999"
+        #expect(viewModel.state == state(fields: fields, errors: [
+            "name": "Name must be at least 3 characters.",
+            "price": "Price must be a number with at most two decimals, such as 12.50.",
+        ]))
+    }
+
+    @Test(arguments: [
+        ("price", "0", "Price must be greater than zero."),
+        ("price", "-1", "Price must be greater than zero."),
+        ("price", "abc", "Price must be a number with at most two decimals, such as 12.50."),
+        ("name", "  ", "Name is required."),
+        ("category", "toys", "Choose one of the categories."),
+        ("description", String(repeating: "x", count: 501), "Description must be at most 500 characters."),
+    ])
+    func validatesEachField(field: String, value: String, message: String) async throws {
+        let viewModel = await appeared()
+        try fill(viewModel)
+        try viewModel.setField(field, value)
+        #expect(viewModel.state.errors == [field: message])
+        #expect(!viewModel.state.isValid)
+    }
+
+    @Test func anUnknownFieldIsRefused() async {
+        let viewModel = await appeared()
+        let error = #expect(throws: ShopError.self) { try viewModel.setField("colour", "red") }
+        #expect(error?.reason == "unknownField")
+        #expect(viewModel.state == state())
+    }
+
+    @Test func submittingAnInvalidFormIsRefusedWithEveryFieldErrorAndChangesNothing() async throws {
+        let viewModel = await appeared()
+        try viewModel.setField("name", "Oak Shelf")
+        let before = viewModel.state
+        let error = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(error?.reason == "validationFailed")
+        #expect(error?.details.keys.sorted() == ["category", "price"])
+        #expect(viewModel.state == before)
+        #expect(catalog.create.calls.isEmpty)
+    }
+
+    @Test func submittingCreatesTheProductOnceAndResetEmptiesTheForm() async throws {
+        let viewModel = await appeared()
+        try fill(viewModel)
+        #expect(viewModel.state == state(fields: filled, isValid: true))
+        let gate = Gate()
+        let created = Fixture.product(241)
+        catalog.create.handle { _ in await gate.wait(); return created }
+
+        let submit = Task { try await viewModel.submit() }
+        await settle { gate.waiting == 1 }
+        #expect(viewModel.state == state(fields: filled, isValid: true, submitPhase: .submitting))
+        let again = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(again?.reason == "alreadySubmitting")
+        gate.open()
+        try await submit.value
+
+        #expect(viewModel.state == state(fields: filled, isValid: true, submitPhase: .succeeded, createdProductId: created.id))
+        #expect(catalog.create.calls == [NewProduct(
+            name: "Oak Shelf", description: "Solid oak.", price: Money(minorUnits: 4_990), categoryId: "garden")])
+
+        try viewModel.reset()
+        #expect(viewModel.state == state())
+    }
+
+    @Test func anUnavailableCatalogShowsAsAFailedSubmission() async throws {
+        let viewModel = await appeared()
+        try fill(viewModel)
+        catalog.create.fails(ShopError.serviceUnavailable("catalog"))
+        try await viewModel.submit()
+        #expect(viewModel.state == state(
+            fields: filled, isValid: true, submitPhase: .failed,
+            error: ErrorInfo(message: ShopError.serviceUnavailable("catalog").message, retryable: true)))
+    }
+
+    @Test func withoutCategoriesTheFormIsInvalid() async throws {
+        catalog.categories.fails(ShopError.serviceUnavailable("catalog"))
+        let viewModel = ProductFormViewModel(catalog: catalog)
+        viewModel.appear()
+        #expect(viewModel.state.phase == .loading)
+        await settle { viewModel.phase != .loading }
+        try fill(viewModel)
+        #expect(viewModel.state.phase == .failed)
+        #expect(viewModel.state.errors == ["category": "Categories are not loaded yet."])
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Shop
+
+/// A catalog whose every method is an ``Endpoint``.
+final class CatalogServiceDouble: CatalogService {
+    let page = Endpoint<ProductQuery, ProductPage>("catalog.page")
+    let product = Endpoint<String, Product>("catalog.product")
+    let categories = Endpoint<Void, [CategorySummary]>("catalog.categories")
+    let featured = Endpoint<Int, [Product]>("catalog.featured")
+    let create = Endpoint<NewProduct, Product>("catalog.create")
+    let delete = Endpoint<[String], Void>("catalog.delete")
+
+    func page(_ query: ProductQuery) async throws -> ProductPage { try await self.page.callAsFunction(query) }
+    func product(id: String) async throws -> Product { try await self.product.callAsFunction(id) }
+    func categories() async throws -> [CategorySummary] { try await self.categories.callAsFunction(()) }
+    func featured(limit: Int) async throws -> [Product] { try await self.featured.callAsFunction(limit) }
+    func create(_ product: NewProduct) async throws -> Product { try await self.create.callAsFunction(product) }
+    func delete(ids: [String]) async throws { try await self.delete.callAsFunction(ids) }
+}
+
+final class FavoritesServiceDouble: FavoritesService {
+    struct Change: Equatable, Sendable {
+        var productId: String
+        var isFavorite: Bool
+    }
+
+    let isFavorite = Endpoint<String, Bool>("favorites.isFavorite")
+    let setFavorite = Endpoint<Change, Void>("favorites.setFavorite")
+    let favorites = Endpoint<Void, [Product]>("favorites.favorites")
+
+    func isFavorite(productId: String) async throws -> Bool { try await self.isFavorite.callAsFunction(productId) }
+    func setFavorite(productId: String, isFavorite: Bool) async throws {
+        try await self.setFavorite.callAsFunction(Change(productId: productId, isFavorite: isFavorite))
+    }
+    func favorites() async throws -> [Product] { try await self.favorites.callAsFunction(()) }
+}
+
+final class CartServiceDouble: CartService {
+    struct Line: Equatable, Sendable {
+        var productId: String
+        var quantity: Int
+    }
+
+    let cart = Endpoint<Void, Cart>("cart.cart")
+    let add = Endpoint<Line, Cart>("cart.add")
+    let setQuantity = Endpoint<Line, Cart>("cart.setQuantity")
+    let remove = Endpoint<String, Cart>("cart.remove")
+    let clear = Endpoint<Void, Cart>("cart.clear")
+    let checkout = Endpoint<Void, Order>("cart.checkout")
+
+    func cart() async throws -> Cart { try await self.cart.callAsFunction(()) }
+    func add(productId: String, quantity: Int) async throws -> Cart { try await self.add.callAsFunction(Line(productId: productId, quantity: quantity)) }
+    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+        try await self.setQuantity.callAsFunction(Line(productId: productId, quantity: quantity))
+    }
+    func remove(productId: String) async throws -> Cart { try await self.remove.callAsFunction(productId) }
+    func clear() async throws -> Cart { try await self.clear.callAsFunction(()) }
+    func checkout() async throws -> Order { try await self.checkout.callAsFunction(()) }
+}
+
+final class OrderServiceDouble: OrderService {
+    let recentOrders = Endpoint<Int, [Order]>("orders.recentOrders")
+    func recentOrders(limit: Int) async throws -> [Order] { try await self.recentOrders.callAsFunction(limit) }
+}
+
+final class RecommendationServiceDouble: RecommendationService {
+    let recommendations = Endpoint<Int, [Product]>("recommendations.recommendations")
+    func recommendations(limit: Int) async throws -> [Product] { try await self.recommendations.callAsFunction(limit) }
+}
+
+// MARK: Fixtures
+
+enum Fixture {
+    static let date = Date(timeIntervalSince1970: 1_748_736_000)  // 2025-06-01T00:00:00Z
+
+    static func product(
+        _ number: Int, price: Int64 = 1_000, stock: Int = 10, maxPerOrder: Int = 5, category: String = "books",
+        featured: Bool = false
+    ) -> Product {
+        Product(
+            id: String(format: "p-%04d", number), name: "Product \(number)", description: "Description \(number)",
+            price: Money(minorUnits: price), categoryId: category, stock: stock, maxPerOrder: maxPerOrder,
+            createdAt: date.addingTimeInterval(Double(number) * 3_600), isFeatured: featured)
+    }
+
+    static let books = CategorySummary(category: Category(id: "books", name: "Books"), productCount: 2)
+    static let garden = CategorySummary(category: Category(id: "garden", name: "Garden"), productCount: 1)
+
+    static func line(_ product: Product, quantity: Int) -> CartLine {
+        CartLine(productId: product.id, name: product.name, categoryId: product.categoryId,
+                 unitPrice: product.price, quantity: quantity)
+    }
+
+    static func order(_ number: Int, lines: [CartLine]) -> Order {
+        let subtotal = lines.map(\.lineTotal).sum()
+        let tax = subtotal.applying(basisPoints: 1_000)
+        return Order(
+            id: String(format: "o-%06d", number), createdAt: date,
+            lines: lines.map { OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity) },
+            subtotal: subtotal, tax: tax, total: subtotal + tax)
+    }
+
+    static let unavailable = ShopError.serviceUnavailable("catalog")
+}

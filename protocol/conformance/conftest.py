@@ -1,0 +1,143 @@
+"""Fixtures: the server binary, one session per framing, the state schemas."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+
+from storefront_session import FRAMINGS, Mirrors, Session, server_command
+
+HERE = pathlib.Path(__file__).resolve().parent
+PROTOCOL = HERE.parent
+REPO = PROTOCOL.parent
+
+
+@pytest.fixture(scope="session")
+def server_bin() -> str:
+    """`STOREFRONT_BIN`, else `<repo>/.build/debug/storefront` (run-tests.sh builds it when missing)."""
+    path = os.environ.get("STOREFRONT_BIN") or str(REPO / ".build" / "debug" / "storefront")
+    if not os.access(path, os.X_OK):
+        pytest.exit(f"no server binary at {path}; build it with `swift build --product storefront`", returncode=2)
+    return path
+
+
+@pytest.fixture(params=FRAMINGS)
+def framing(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def spawn(server_bin, framing):
+    """Starts servers speaking `framing`; each is reaped at the end of the test."""
+    sessions: list[Session] = []
+
+    def start(*extra: str, framing_flag: str | None = "same") -> Session:
+        flag = framing if framing_flag == "same" else framing_flag
+        session = Session(server_command(server_bin, flag, extra), framing)
+        sessions.append(session)
+        return session
+
+    yield start
+    for session in sessions:
+        session.kill()
+
+
+@pytest.fixture
+def session(spawn) -> Session:
+    """A server that has not been initialized."""
+    return spawn()
+
+
+@pytest.fixture
+def ready(spawn) -> Session:
+    """An initialized server (patch updates)."""
+    server = spawn()
+    server.initialize()
+    return server
+
+
+@pytest.fixture
+def mirrors(ready) -> Mirrors:
+    return Mirrors(ready)
+
+
+@pytest.fixture(scope="session")
+def discover_document(server_bin) -> dict:
+    """The rpc.discover document, read once."""
+    session = Session(server_command(server_bin, "ndjson"), "ndjson")
+    try:
+        return session.call("rpc.discover")
+    finally:
+        session.kill()
+
+
+@pytest.fixture(scope="session")
+def method_names(discover_document) -> set[str]:
+    return {method["name"] for method in discover_document["methods"]}
+
+
+@pytest.fixture
+def viewmodels_available(method_names) -> None:
+    """Skips ViewModel tests on a server that does not serve ViewModels yet."""
+    if "viewModel/open" not in method_names:
+        pytest.skip("this server does not serve viewModel/open yet")
+
+
+@pytest.fixture
+def require_methods(method_names):
+    def check(*names: str) -> None:
+        missing = [name for name in names if name not in method_names]
+        if missing:
+            pytest.skip(f"this server does not serve {', '.join(missing)} yet")
+    return check
+
+
+SCHEMA_NAMES = {
+    "catalog": "CatalogState",
+    "productDetail": "ProductDetailState",
+    "productForm": "ProductFormState",
+    "cart": "CartState",
+    "dashboard": "DashboardState",
+}
+
+
+@pytest.fixture(scope="session")
+def state_validators():
+    """type -> a jsonschema validator of its state, from protocol/schemas/<Name>.json; absent ones skip."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    directory = PROTOCOL / "schemas"
+    if not directory.is_dir():
+        return {}
+    documents = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("*.json"))}
+    resources = []
+    for stem, document in documents.items():
+        resource = DRAFT202012.create_resource(document)
+        resources.append((f"{stem}.json", resource))
+        if "$id" in document:
+            resources.append((document["$id"], resource))
+    registry = Registry().with_resources(resources)
+    validators = {}
+    for type_, name in SCHEMA_NAMES.items():
+        if name in documents:
+            Draft202012Validator.check_schema(documents[name])
+            validators[type_] = Draft202012Validator(documents[name], registry=registry)
+    return validators
+
+
+@pytest.fixture
+def validate_state(state_validators):
+    """Validates a state of a ViewModel type; skips (visibly, once per test) when no schema exists."""
+    def check(type_: str, state) -> None:
+        validator = state_validators.get(type_)
+        if validator is None:
+            return  # test_schemas.py reports the missing schema as a visible skip
+        errors = sorted(validator.iter_errors(state), key=lambda error: list(error.path))
+        assert not errors, f"{type_} state does not match its schema: " + "; ".join(
+            f"{'/'.join(map(str, error.path))}: {error.message}" for error in errors[:5])
+    return check

@@ -1,0 +1,355 @@
+"""Every ViewModel method and action of protocol/README.md, with its refusals."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+
+from storefront_session import Mirrors
+from test_lifecycle import assert_error
+from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused, settled
+
+pytestmark = pytest.mark.usefixtures("viewmodels_available")
+
+TYPES = ["catalog", "productDetail", "productForm", "cart", "dashboard"]
+
+
+@pytest.fixture
+def catalog(mirrors: Mirrors):
+    mirror = open_settled(mirrors, "catalog")
+    assert mirror.state["phase"] == "loaded", mirror.state
+    assert mirror.state["products"], "the demo catalog has products"
+    return mirror
+
+
+@pytest.fixture
+def product_ids(catalog) -> list[str]:
+    return [product["id"] for product in catalog.state["products"]]
+
+
+def in_stock_id(catalog) -> str:
+    return next(product["id"] for product in catalog.state["products"] if product["inStock"])
+
+
+# -- open / get / close --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("type_", TYPES)
+def test_open_returns_a_handle_a_version_and_the_state_then_the_load_follows(mirrors: Mirrors, type_, validate_state):
+    args = {"productId": "p-0001"} if type_ == "productDetail" else None
+    mirror = mirrors.open(type_, args)
+    assert re.fullmatch(r"v\d+", mirror.handle), mirror.handle
+    assert isinstance(mirror.version, int)
+    validate_state(type_, mirror.state)
+    opened_version = mirror.version
+    mirrors.wait_until(mirror, lambda state: settled(type_, state))
+    assert mirror.version > opened_version or type_ == "productForm", "the loaded state follows as a notification"
+    validate_state(type_, mirror.state)
+    mirrors.assert_in_sync(mirror)
+
+
+def test_handles_are_distinct_and_several_of_a_type_may_be_open(mirrors: Mirrors):
+    handles = [mirrors.open("cart").handle for _ in range(3)] + [mirrors.open("catalog").handle]
+    assert len(set(handles)) == 4
+
+
+def test_close_kills_the_handle(mirrors: Mirrors):
+    mirror = open_settled(mirrors, "cart")
+    mirrors.close(mirror)
+    for method, params in [("viewModel/get", {}), ("viewModel/close", {}), ("cart/clear", {})]:
+        response = mirrors.session.request(method, {"viewModel": mirror.handle, **params})
+        error = assert_error(response, -32602, response["id"])
+        assert error["data"]["parameter"] == "viewModel"
+
+
+@pytest.mark.parametrize("method, params, parameter", [
+    ("viewModel/open", {"type": "basket"}, "type"),
+    ("viewModel/open", {}, "type"),
+    ("viewModel/open", {"type": 5}, "type"),
+    ("viewModel/open", {"type": "productDetail"}, "args.productId"),
+    ("viewModel/open", {"type": "productDetail", "args": {"productId": 12}}, "args.productId"),
+    ("viewModel/open", {"type": "cart", "args": [1]}, "args"),
+    ("viewModel/get", {}, "viewModel"),
+    ("viewModel/get", {"viewModel": "v999"}, "viewModel"),
+    ("viewModel/get", {"viewModel": 1}, "viewModel"),
+    ("viewModel/close", {"viewModel": "nope"}, "viewModel"),
+    ("cart/add", {"viewModel": "v999", "productId": "p-0001", "quantity": 1}, "viewModel"),
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_bad_params_are_32602_naming_the_parameter(ready, method, params, parameter):
+    response = ready.request(method, params)
+    error = assert_error(response, -32602, response["id"])
+    assert error["data"]["parameter"] == parameter, error
+    assert isinstance(error["data"]["reason"], str) and error["data"]["reason"]
+
+
+def test_action_args_missing_or_ill_typed_are_32602(mirrors: Mirrors):
+    cart = mirrors.open("cart")
+    catalog = mirrors.open("catalog")
+    session = mirrors.session
+    for method, params, parameter in [
+        ("cart/add", {"viewModel": cart.handle, "productId": "p-0001"}, "quantity"),
+        ("cart/add", {"viewModel": cart.handle, "productId": "p-0001", "quantity": "two"}, "quantity"),
+        ("cart/remove", {"viewModel": cart.handle}, "productId"),
+        ("catalog/setSort", {"viewModel": catalog.handle, "sort": "colour"}, "sort"),
+        ("catalog/search", {"viewModel": catalog.handle, "query": 3}, "query"),
+        ("cart/clear", {"viewModel": catalog.handle}, "viewModel"),  # a handle of another type
+        ("catalog/refresh", {}, "viewModel"),
+    ]:
+        response = session.request(method, params)
+        error = assert_error(response, -32602, response["id"])
+        assert error["data"]["parameter"] == parameter, (method, params, error)
+
+
+# -- catalog -------------------------------------------------------------------------------------
+
+
+def test_catalog_refresh_search_category_sort(mirrors: Mirrors, catalog):
+    ok(action(mirrors, catalog, "refresh"))
+    result = ok(action(mirrors, catalog, "search", query="zzzz-no-such-product"))
+    assert result["version"] == catalog.version and catalog.state["query"] == "zzzz-no-such-product"
+    assert catalog.state["products"] == [] and catalog.state["totalCount"] == 0
+    ok(action(mirrors, catalog, "search", query=""))
+    assert catalog.state["products"]
+
+    ok(action(mirrors, catalog, "setCategory", category="books"))
+    assert catalog.state["category"] == "books"
+    assert {product["category"] for product in catalog.state["products"]} == {"books"}
+    ok(action(mirrors, catalog, "setCategory", category=None))
+    assert catalog.state["category"] is None
+
+    ok(action(mirrors, catalog, "setSort", sort="price"))
+    prices = [Decimal(product["price"]) for product in catalog.state["products"]]
+    assert catalog.state["sort"] == "price" and prices == sorted(prices)
+    ok(action(mirrors, catalog, "setSort", sort="name"))
+    names = [product["name"] for product in catalog.state["products"]]
+    assert names == sorted(names, key=str.casefold) or names == sorted(names)
+    mirrors.assert_in_sync(catalog)
+
+
+def test_catalog_unknown_category_is_refused_and_nothing_changes(mirrors: Mirrors, catalog):
+    before = (catalog.version, catalog.state)
+    refused(action(mirrors, catalog, "setCategory", category="spaceships"), "categoryNotFound")
+    assert (catalog.version, catalog.state) == before
+    mirrors.assert_in_sync(catalog)
+
+
+def test_catalog_load_more_appends(mirrors: Mirrors, catalog):
+    assert catalog.state["hasMore"], "the demo catalog has more than one page"
+    first = [product["id"] for product in catalog.state["products"]]
+    ok(action(mirrors, catalog, "loadMore"))
+    now = [product["id"] for product in catalog.state["products"]]
+    assert now[:len(first)] == first and len(now) > len(first)
+    mirrors.assert_in_sync(catalog)
+
+
+def test_catalog_selection_and_delete(mirrors: Mirrors, catalog, product_ids):
+    refused(action(mirrors, catalog, "deleteSelected"), "nothingSelected")
+    refused(action(mirrors, catalog, "toggleSelection", productId="p-nope"), "productNotFound")
+    ok(action(mirrors, catalog, "toggleSelection", productId=product_ids[1]))
+    ok(action(mirrors, catalog, "toggleSelection", productId=product_ids[0]))
+    assert catalog.state["selection"] == sorted(product_ids[:2])
+    ok(action(mirrors, catalog, "toggleSelection", productId=product_ids[1]))
+    assert catalog.state["selection"] == [product_ids[0]]
+    ok(action(mirrors, catalog, "selectAll"))
+    assert catalog.state["selection"] == sorted(product_ids)
+    ok(action(mirrors, catalog, "clearSelection"))
+    assert catalog.state["selection"] == []
+
+    total = catalog.state["totalCount"]
+    ok(action(mirrors, catalog, "toggleSelection", productId=product_ids[0]))
+    ok(action(mirrors, catalog, "deleteSelected"))
+    assert product_ids[0] not in [product["id"] for product in catalog.state["products"]]
+    assert catalog.state["totalCount"] == total - 1 and catalog.state["selection"] == []
+    mirrors.assert_in_sync(catalog)
+
+
+def test_a_superseded_search_answers_superseded(mirrors: Mirrors, catalog):
+    session = mirrors.session
+    first = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "a"})
+    second = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "ab"})
+    assert session.read_until_response(first)["result"].get("superseded") is True
+    assert "superseded" not in session.read_until_response(second)["result"]  # the newest one completes
+    assert catalog.state["query"] == "ab"
+    mirrors.assert_in_sync(catalog)
+
+
+def test_cancel_request_answers_32800(mirrors: Mirrors, catalog):
+    session = mirrors.session
+    request_id = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "lamp"})
+    session.notify("$/cancelRequest", {"id": request_id})
+    assert_error(session.read_until_response(request_id), -32800, request_id)
+    mirrors.assert_in_sync(catalog)
+    assert session.call("ping") == {}
+
+
+def test_cancelling_a_finished_or_unknown_request_is_harmless(ready):
+    request_id = ready.send_request("ping")
+    ready.notify("$/cancelRequest", {"id": request_id})
+    ready.notify("$/cancelRequest", {"id": "never-sent"})
+    assert ready.read_until_response(request_id)["result"] == {}
+    assert ready.call("ping") == {}
+
+
+def test_an_id_already_in_flight_is_invalid_request(mirrors: Mirrors, catalog):
+    session = mirrors.session
+    session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "x"}, request_id="dup")
+    session.send_request("ping", request_id="dup")
+    answers = [session.read_until_response("dup"), session.read_until_response("dup")]
+    codes = sorted(answer.get("error", {}).get("code", 0) for answer in answers)
+    assert codes == [-32600, 0], answers
+
+
+def test_shutdown_waits_for_requests_in_flight(mirrors: Mirrors, catalog):
+    session = mirrors.session
+    search = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "slow"})
+    shutdown = session.send_request("shutdown")
+    order = []
+    while len(order) < 2:
+        message = session.read_value()
+        if "id" in message:
+            order.append(message["id"])
+    assert order == [search, shutdown]
+    session.notify("exit")
+    assert session.wait() == 0
+
+
+# -- productDetail -------------------------------------------------------------------------------
+
+
+def test_product_detail_quantity_favourite_and_add_to_cart(mirrors: Mirrors, catalog):
+    product_id = in_stock_id(catalog)
+    cart_a = open_settled(mirrors, "cart")
+    cart_b = open_settled(mirrors, "cart")
+    detail = open_settled(mirrors, "productDetail", {"productId": product_id})
+    assert detail.state["phase"] == "loaded" and detail.state["product"]["id"] == product_id
+    assert detail.state["quantity"] == 1
+
+    refused(action(mirrors, detail, "decrementQuantity"), "invalidQuantity")
+    if detail.state["maxQuantity"] >= 2:
+        ok(action(mirrors, detail, "incrementQuantity"))
+        assert detail.state["quantity"] == 2
+        assert Decimal(detail.state["totalPrice"]) == 2 * Decimal(detail.state["product"]["price"])
+        ok(action(mirrors, detail, "decrementQuantity"))
+    assert detail.state["quantity"] == 1
+
+    favourite = detail.state["isFavorite"]
+    ok(action(mirrors, detail, "toggleFavorite"))
+    assert detail.state["isFavorite"] is not favourite
+
+    checkpoint = Checkpoint(mirrors)
+    ok(action(mirrors, detail, "addToCart"))
+    # The ordering guarantee, across ViewModels: both carts have the line when the response is read.
+    for cart in (cart_a, cart_b):
+        assert [line["productId"] for line in cart.state["lines"]] == [product_id], cart.state
+    checkpoint.verify()
+
+
+def test_product_detail_of_an_unknown_product_fails_its_load(mirrors: Mirrors):
+    detail = open_settled(mirrors, "productDetail", {"productId": "p-nope"})
+    assert detail.state["phase"] == "failed" and detail.state["error"]["message"]
+    refused(action(mirrors, detail, "addToCart"), "notReady")
+
+
+def test_increment_up_to_the_maximum_then_refused(mirrors: Mirrors, catalog):
+    detail = open_settled(mirrors, "productDetail", {"productId": in_stock_id(catalog)})
+    for _ in range(detail.state["maxQuantity"] - 1):
+        ok(action(mirrors, detail, "incrementQuantity"))
+    before = (detail.version, detail.state)
+    error = refused(action(mirrors, detail, "incrementQuantity"))
+    assert error["data"]["reason"] in ("quantityExceedsStock", "quantityExceedsMaximum")
+    assert (detail.version, detail.state) == before
+    mirrors.assert_in_sync(detail)
+
+
+# -- productForm ---------------------------------------------------------------------------------
+
+
+def test_product_form_validation_submit_and_reset(mirrors: Mirrors):
+    form = open_settled(mirrors, "productForm")
+    assert form.state["phase"] == "loaded" and form.state["categories"]
+    before = (form.version, form.state)
+    error = refused(action(mirrors, form, "submit"), "validationFailed")
+    assert set(error["data"]["details"]) >= {"name", "price", "category"}, error
+    assert (form.version, form.state) == before
+    refused(action(mirrors, form, "setField", field="colour", value="red"), "unknownField")
+
+    ok(action(mirrors, form, "setField", field="price", value="-3"))
+    assert "price" in form.state["errors"] and form.state["isValid"] is False
+    for field, value in [("name", "Conformance Lamp"), ("description", "A lamp made by a test."),
+                         ("price", "12.50"), ("category", form.state["categories"][0]["id"])]:
+        ok(action(mirrors, form, "setField", field=field, value=value))
+    assert form.state["isValid"] is True and form.state["errors"] == {}
+    ok(action(mirrors, form, "submit"))
+    assert form.state["submitPhase"] == "succeeded" and form.state["createdProductId"]
+    created = form.state["createdProductId"]
+
+    ok(action(mirrors, form, "reset"))
+    assert form.state["fields"] == {"name": "", "description": "", "price": "", "category": ""}
+    detail = open_settled(mirrors, "productDetail", {"productId": created})
+    assert detail.state["product"]["name"] == "Conformance Lamp"
+    assert detail.state["product"]["price"] == "12.50"
+
+
+# -- cart ----------------------------------------------------------------------------------------
+
+
+def test_cart_add_set_remove_clear_checkout(mirrors: Mirrors, catalog):
+    ids = [product["id"] for product in catalog.state["products"] if product["inStock"]][:2]
+    cart = open_settled(mirrors, "cart")
+    other = open_settled(mirrors, "cart")
+    refused(action(mirrors, cart, "checkout"), "emptyCart")
+    refused(action(mirrors, cart, "add", productId=ids[0], quantity=0), "invalidQuantity")
+    refused(action(mirrors, cart, "add", productId="p-nope", quantity=1), "productNotFound")
+    refused(action(mirrors, cart, "remove", productId=ids[0]), "notInCart")
+    error = refused(action(mirrors, cart, "add", productId=ids[0], quantity=1_000_000))
+    assert error["data"]["reason"] in ("quantityExceedsStock", "quantityExceedsMaximum")
+
+    ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
+    ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
+    ok(action(mirrors, cart, "add", productId=ids[1], quantity=1))
+    assert [(line["productId"], line["quantity"]) for line in cart.state["lines"]] == [(ids[0], 2), (ids[1], 1)]
+    assert cart.state["itemCount"] == 3
+    assert Decimal(cart.state["total"]) == Decimal(cart.state["subtotal"]) + Decimal(cart.state["tax"])
+    assert other.state["lines"] == cart.state["lines"], "carts share the cart service"
+
+    ok(action(mirrors, cart, "setQuantity", productId=ids[0], quantity=0))
+    assert [line["productId"] for line in cart.state["lines"]] == [ids[1]]
+    ok(action(mirrors, cart, "remove", productId=ids[1]))
+    assert cart.state["lines"] == []
+    ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
+    ok(action(mirrors, cart, "clear"))
+    assert cart.state["lines"] == [] and cart.state["itemCount"] == 0
+
+    ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
+    dashboard = open_settled(mirrors, "dashboard")
+    checkpoint = Checkpoint(mirrors)
+    result = ok(action(mirrors, cart, "checkout"))
+    assert isinstance(result.get("orderId"), str)
+    assert cart.state["lines"] == [] and cart.state["checkoutPhase"] == "succeeded"
+    assert cart.state["lastOrder"]["id"] == result["orderId"]
+    checkpoint.verify()
+    ok(action(mirrors, dashboard, "reloadSection", section="recentOrders"))
+    assert dashboard.state["recentOrders"]["items"][0]["id"] == result["orderId"]
+
+
+# -- dashboard -----------------------------------------------------------------------------------
+
+
+def test_dashboard_reload_and_sections(mirrors: Mirrors):
+    dashboard = open_settled(mirrors, "dashboard")
+    assert set(dashboard.state) == {"featured", "categories", "recentOrders", "recommended"}
+    ok(action(mirrors, dashboard, "reload"))
+    for section in ("featured", "categories", "recentOrders", "recommended"):
+        ok(action(mirrors, dashboard, "reloadSection", section=section))
+        assert dashboard.state[section]["phase"] == "loaded"
+    before = (dashboard.version, dashboard.state)
+    response = action(mirrors, dashboard, "reloadSection", section="weather")
+    # README: `unknownSection` is a -32001 reason; an enum-checked param would be -32602 instead.
+    if response.get("error", {}).get("code") == -32602:
+        assert response["error"]["data"]["parameter"] == "section"
+    else:
+        refused(response, "unknownSection")
+    assert (dashboard.version, dashboard.state) == before
+    mirrors.assert_in_sync(dashboard)

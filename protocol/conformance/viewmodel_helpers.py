@@ -1,0 +1,73 @@
+"""Helpers for the ViewModel tests: when a state counts as loaded, and the strict ordering check."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from storefront_session import Mirror, Mirrors
+
+
+def settled(type_: str, state: Any) -> bool:
+    """Whether a ViewModel's initial load is over (loaded or failed)."""
+    if type_ == "dashboard":
+        return all(section["phase"] in ("loaded", "failed") for section in state.values())
+    return state["phase"] in ("loaded", "failed")
+
+
+def open_settled(mirrors: Mirrors, type_: str, args: dict | None = None) -> Mirror:
+    mirror = mirrors.open(type_, args)
+    mirrors.wait_until(mirror, lambda state: settled(type_, state))
+    return mirror
+
+
+def action(mirrors: Mirrors, mirror: Mirror, name: str, **args) -> dict:
+    """Sends `<type>/<name>` and returns the whole response (notifications on the way are applied)."""
+    return mirrors.session.request(f"{mirror.type}/{name}", {"viewModel": mirror.handle, **args})
+
+
+def ok(response: dict) -> dict:
+    assert "error" not in response, response["error"]
+    result = response["result"]
+    assert isinstance(result.get("version"), int), result
+    return result
+
+
+def refused(response: dict, reason: str | None = None, code: int = -32001) -> dict:
+    assert "error" in response, f"expected a refusal, got {response!r}"
+    error = response["error"]
+    assert error["code"] == code, error
+    data = error["data"]
+    assert isinstance(data["reason"], str) and isinstance(data["retryable"], bool) and "details" in data, error
+    if reason is not None:
+        assert data["reason"] == reason, error
+    return error
+
+
+class Checkpoint:
+    """The mirrors as they stand when a response arrives, to check the ordering guarantee.
+
+    Afterwards :meth:`verify` calls `viewModel/get` on each: a ViewModel that got no notification since
+    the checkpoint must equal its checkpoint exactly (the client had the state when it had the response);
+    one that did (a timer, a debounce: not caused by the action) must equal its updated mirror.
+    """
+
+    def __init__(self, mirrors: Mirrors):
+        self.mirrors = mirrors
+        self.seen = len(mirrors.session.notifications)
+        self.states = {handle: (m.version, copy.deepcopy(m.state)) for handle, m in mirrors.by_handle.items()}
+
+    def verify(self) -> None:
+        for handle, mirror in list(self.mirrors.by_handle.items()):
+            if handle not in self.states:
+                continue
+            current = self.mirrors.get(mirror)
+            later = [n for n in self.mirrors.session.notifications[self.seen:]
+                     if n.get("method") == "viewModel/changed" and n["params"]["viewModel"] == handle]
+            if not later:
+                version, state = self.states[handle]
+                assert (current["version"], current["state"]) == (version, state), (
+                    f"{handle} ({mirror.type}) changed without a notification before the response: "
+                    f"the ordering guarantee is broken")
+            assert current["version"] == mirror.version, (handle, current["version"], mirror.version)
+            assert current["state"] == mirror.state, f"{handle} ({mirror.type}): mirror differs from viewModel/get"
