@@ -12,7 +12,7 @@ if ! command -v nvim >/dev/null; then
     { "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq neovim; } >&2 \
         || { echo "nvim tests: could not install neovim" >&2; exit 1; }
 fi
-if [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
+if [ -z "${STOREFRONT_BIN:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
     (cd "$repo" && swift build --product storefront >&2) || { echo "nvim tests: build failed" >&2; exit 1; }
 fi
 

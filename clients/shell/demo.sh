@@ -19,7 +19,7 @@ if ! command -v jq >/dev/null; then
     "${sudo_cmd[@]}" apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq jq >&2
 fi
-if [ -z "${STOREFRONT_SERVER:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
+if [ -z "${STOREFRONT_BIN:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
     echo "demo: building the server (swift build --product storefront)" >&2
     (cd "$repo" && swift build --product storefront >&2)
 fi

@@ -12,7 +12,7 @@ if ! command -v jq >/dev/null; then
     { "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq jq; } >&2 \
         || { echo "shell tests: could not install jq" >&2; exit 1; }
 fi
-if [ -z "${STOREFRONT_SERVER:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
+if [ -z "${STOREFRONT_BIN:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
     (cd "$repo" && swift build --product storefront >&2) || { echo "shell tests: build failed" >&2; exit 1; }
 fi
 

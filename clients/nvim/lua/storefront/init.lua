@@ -23,6 +23,10 @@ local function find_server()
   if M.config.cmd then
     return M.config.cmd
   end
+  local from_env = os.getenv('STOREFRONT_BIN')
+  if from_env and from_env ~= '' then
+    return from_env
+  end
   local source = debug.getinfo(1, 'S').source:sub(2)
   local repo = vim.fn.fnamemodify(source, ':p:h:h:h:h:h')
   for _, build in ipairs({ 'release', 'debug' }) do
