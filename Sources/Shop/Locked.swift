@@ -1,16 +1,19 @@
 import Foundation
 
-/// A value guarded by a lock, for the few places where state is shared across threads.
-/// (`Synchronization.Mutex` would do, but needs macOS 15 and the package supports macOS 14.)
-final class Locked<Value>: @unchecked Sendable {
+/// A value guarded by a lock, for the few places where state is shared across threads (the shop's
+/// services and the store's fault injector). A class, unlike `Synchronization.Mutex`, so it can sit in
+/// collections.
+public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    /// A lock around `value`.
+    public init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    /// Runs `body` with exclusive access to the value.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
