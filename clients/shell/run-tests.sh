@@ -91,7 +91,7 @@ echo "open catalog" >&"$keep"
 for _ in $(seq 50); do grep -q "opened catalog" "$work/int.out" && break; sleep 0.1; done
 # An idle REPL still prints changes as they stream: didAddToCart falls back by itself after 2 s.
 printf '%s\n' "product p-0002" "productDetail addToCart" >&"$keep"
-for _ in $(seq 60); do grep -q "didAddToCart: true -> false" "$work/int.out" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "didAddToCart: true -> false" "$work/int.out" && break; sleep 0.1; done
 check "an idle REPL prints changes as they stream" contains "$work/int.out" "/didAddToCart: true -> false"
 server=$(pgrep -P "$client" -f storefront || true)
 check "the REPL runs a server" test -n "$server"
