@@ -11,8 +11,6 @@ public final class Outbox {
     /// Framed bytes not yet written.
     public private(set) var pending: [UInt8] = []
     private var scratch: [UInt8] = []
-    /// Called after bytes are enqueued, so the transport can schedule a write.
-    public var onEnqueue: (@MainActor () -> Void)?
     /// Called by the transport when pending output has fallen to ``lowWatermark`` or below after being
     /// above it: producers that held back (coalescing their updates) may send again.
     public var onDrain: (@MainActor () -> Void)?
@@ -20,12 +18,15 @@ public final class Outbox {
     public var lowWatermark = 256 * 1024
     /// Pending bytes above which producers of optional traffic (state notifications) should hold back.
     public var highWatermark = 1024 * 1024
-    private var wasCongested = false
+    private var producerHeldBack = false
 
-    /// Whether producers of optional traffic should hold back because the client is not reading.
-    public var isCongested: Bool {
-        if pending.count > highWatermark { wasCongested = true }
-        return pending.count > highWatermark
+    /// Whether a producer of optional traffic should hold back because the client is not reading
+    /// (more than ``highWatermark`` bytes pending). A producer told to hold back is called through
+    /// ``onDrain`` once the output has drained.
+    public func shouldHoldBack() -> Bool {
+        guard pending.count > highWatermark else { return false }
+        producerHeldBack = true
+        return true
     }
 
     /// An empty outbox.
@@ -59,7 +60,6 @@ public final class Outbox {
     /// Queues already-serialised JSON.
     public func enqueuePayload(_ payload: [UInt8]) {
         framing.frame(payload, into: &pending)
-        onEnqueue?()
     }
 
     /// Drops the first `count` pending bytes (they were written).
@@ -73,8 +73,8 @@ public final class Outbox {
 
     /// Tells producers that held back that the client reads again (called by the transport after writes).
     public func noteWritten() {
-        guard wasCongested, pending.count <= lowWatermark else { return }
-        wasCongested = false
+        guard producerHeldBack, pending.count <= lowWatermark else { return }
+        producerHeldBack = false
         onDrain?()
     }
 

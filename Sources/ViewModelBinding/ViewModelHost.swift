@@ -24,7 +24,6 @@ public final class ViewModelHost {
     private var definitions: [String: ViewModelDefinition] = [:]
     private var screens: [String: Entry] = [:]
     private var nextHandle = 1
-    private var flushScheduled = false
 
     /// One open ViewModel.
     @MainActor
@@ -191,20 +190,15 @@ public final class ViewModelHost {
         withObservationTracking {
             result = Result { try entry.screen.readState() }
         } onChange: { [weak self, changed = entry.changed] in
-            // Called before the change, on the thread that makes it. The flag is set at once, so an
-            // action finishing in this same turn flushes it before answering; the flush for changes
-            // made outside actions runs after the current main-actor job, so one turn's changes are one
-            // notification.
+            // Called once, before the first change, on the thread that makes it. The flag is set at
+            // once, so an action finishing in this same turn flushes it before answering. Otherwise the
+            // flush runs as a job after the current one: later changes in this turn fire no callback
+            // (the tracking is spent until the flush reads the state again), so one turn's changes
+            // become one notification.
             changed.set()
-            Task { @MainActor in self?.scheduleFlush() }
+            Task { @MainActor in self?.flushDirty() }
         }
         return try result.get()
-    }
-
-    private func scheduleFlush() {
-        guard !flushScheduled else { return }
-        flushScheduled = true
-        Task { @MainActor [weak self] in self?.flushDirty() }
     }
 
     /// Sends one `viewModel/changed` for each ViewModel that changed since its last notification.
@@ -216,8 +210,7 @@ public final class ViewModelHost {
     ///
     /// - Parameter force: send even while the output is congested.
     public func flushDirty(force: Bool = false) {
-        flushScheduled = false
-        guard force || !connection.outbox.isCongested else { return }
+        guard force || !connection.outbox.shouldHoldBack() else { return }
         for handle in screens.keys.sorted(by: Self.handleOrder) {
             guard let entry = screens[handle], entry.changed.take() else { continue }
             let newState: JSONValue
