@@ -16,3 +16,11 @@ extension ShopError: RPCErrorConvertible {
             ])
     }
 }
+
+/// The JSON-RPC error codes of the shop's own errors.
+public enum ShopErrorCodes {
+    /// -32001: the action was refused (invalid form, quantity above stock, ...); state is unchanged.
+    public static let refused = -32001
+    /// -32003: a service or the storage failed; `data.retryable` says whether to try again.
+    public static let failed = -32003
+}

@@ -238,14 +238,6 @@ public final class ViewModelHost {
     }
 }
 
-/// The JSON-RPC error codes of the shop's own errors.
-public enum ShopErrorCodes {
-    /// -32001: the action was refused (invalid form, quantity above stock, ...); state is unchanged.
-    public static let refused = -32001
-    /// -32003: a service or the storage failed; `data.retryable` says whether to try again.
-    public static let failed = -32003
-}
-
 /// A flag set from any thread and taken on the main actor.
 final class ChangeFlag: Sendable {
     private let value = Atomic<Bool>(false)
