@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Storefront: a headless app server that runs a shop's ViewModels and speaks JSON-RPC 2.0 on stdio.
 ///
-/// Layers point one way: the executable -> ViewModelBinding -> JSONRPC -> JSON -> CJansson, and
+/// Layers point one way: the executable -> StorefrontServer -> ViewModelBinding -> JSONRPC -> JSON -> CJansson, and
 /// ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
 let package = Package(
     name: "Storefront",
@@ -52,11 +52,16 @@ let package = Package(
             name: "ViewModelBinding",
             dependencies: ["JSONRPC", "JSONPatch", "ShopFeatures", "Shop", "JSON"]
         ),
-        // The `storefront` executable: argument parsing and the composition root.
+        // The composition root: one connection wired to every ViewModel over one set of services.
+        .target(
+            name: "StorefrontServer",
+            dependencies: ["ViewModelBinding", "JSONRPC", "Shop", "JSON", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The `storefront` executable: argument parsing, the store and the stdio transport.
         .executableTarget(
             name: "StorefrontCLI",
             dependencies: [
-                "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
+                "StorefrontServer", "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
