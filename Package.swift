@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["StorefrontCLI"]),
         .executable(name: "storefront-bench", targets: ["StorefrontBench"]),
+        .executable(name: "storefront-fuzz", targets: ["StorefrontFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -71,6 +72,18 @@ let package = Package(
             name: "StorefrontBench",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The fuzz harness: arbitrary bytes through framing, parsing and dispatch into the real server,
+        // then checks of the output (one response per request, valid JSON-RPC, consistent patches).
+        .target(
+            name: "FuzzHarness",
+            dependencies: [
+                "StorefrontServer", "JSONRPC", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh
+        // (-DFUZZING, -sanitize=fuzzer,address); otherwise a replayer of input files.
+        .executableTarget(name: "StorefrontFuzz", dependencies: ["FuzzHarness"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch"]),
         .testTarget(
             name: "JSONRPCTests",
