@@ -36,13 +36,13 @@ public struct ServerAssembly {
                 "batches": true,
                 "cancelRequest": true,
             ],
-            hook: { params in
+            hook: { [weak host] params in
                 guard let requested = params.capabilities?["stateUpdates"] else { return }
                 guard let mode = requested.stringValue.flatMap(StateUpdateMode.init(rawValue:)) else {
                     throw RPCError.invalidParams(
                         parameter: "capabilities.stateUpdates", reason: "must be \"patch\" or \"snapshot\"")
                 }
-                host.updateMode = mode
+                host?.updateMode = mode
             })
         connection.describeNotification(MethodDescription(
             name: "viewModel/changed",
