@@ -102,5 +102,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["JSON"]),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness", "JSON", "JSONRPC"]),
     ]
 )

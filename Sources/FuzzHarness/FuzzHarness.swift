@@ -206,7 +206,7 @@ public struct FuzzHarness {
 
     /// Paths in a ViewModel state that show a load or a submission under way (`phase: "loading"`,
     /// `submitPhase: "submitting"`, `isLoadingMore: true`, ...).
-    static func workShownInProgress(_ state: JSONValue, path: String = "") -> [String] {
+    nonisolated static func workShownInProgress(_ state: JSONValue, path: String = "") -> [String] {
         switch state {
         case .object(let members):
             return members.keys.sorted().flatMap { key -> [String] in

@@ -102,8 +102,13 @@ struct OutputChecker {
         switch (members["result"], members["error"]) {
         case (_?, nil):
             if members["id"] == .null { fail("a success answers id null: \(Self.excerpt(response))") }
+            let result = members["result"]!
+            if case .string(let handle)? = result["viewModel"], case .integer(let version)? = result["version"],
+               let state = result["state"], case .object = state {
+                checkState(of: handle, version: version, state: state, inBatch: inBatch)
+            }
             if let id = members["id"], let calls = callsById[id], calls.count == 1 {
-                checkResult(members["result"]!, of: calls[0], inBatch: inBatch)
+                checkResult(result, of: calls[0])
             }
         case (nil, .object(let error)?):
             guard Set(error.keys).isSubset(of: ["code", "message", "data"]), error["code"]?.integerValue != nil,
@@ -153,34 +158,40 @@ struct OutputChecker {
         }
     }
 
-    /// Checks what an answer says of a ViewModel against the notifications read before it. An answer in a
+    /// Checks an answer carrying a ViewModel's whole state (`viewModel/open`, `viewModel/get`) against the
+    /// notifications read before it; the first one at version 1 is the open's, the client's starting point.
+    /// Told apart by shape, not by request, so that it holds whatever ids the input reuses. An answer in a
     /// batch is written when the whole batch is done, so it may be older than the last notification.
-    private mutating func checkResult(_ result: JSONValue, of call: ExpectedAnswers.Call, inBatch: Bool) {
-        switch call.method {
-        case "viewModel/open":
-            guard case .string(let handle)? = result["viewModel"], result["version"] == 1, let state = result["state"],
-                  case .object = state
-            else {
-                return fail("an open answered \(Self.excerpt(result)), not {viewModel, version: 1, state}")
-            }
-            var mirror = mirrors[handle] ?? Mirror()
-            guard mirror.state == nil else { return fail("\(handle) was opened twice") }
+    private mutating func checkState(of handle: String, version: Int64, state: JSONValue, inBatch: Bool) {
+        var mirror = mirrors[handle] ?? Mirror()
+        guard let mirrored = mirror.state else {
+            // Before the open's answer only a get in a batch that finished first can carry a state.
+            guard version == 1 else { return }
             mirror.state = state
             for early in mirror.early { apply(early, to: &mirror, handle: handle) }
             mirror.early = []
             mirrors[handle] = mirror
-        case "viewModel/get":
-            guard case .string(let handle)? = result["viewModel"], let mirror = mirrors[handle],
-                  case .integer(let version)? = result["version"]
-            else { return }
-            if inBatch {
-                if version > mirror.version {
-                    fail("\(handle): get in a batch answered version \(version), notifications reached \(mirror.version)")
-                }
-            } else if version != mirror.version {
-                fail("\(handle): get answered version \(result["version"] ?? .null), notifications reached \(mirror.version)")
-            } else if let state = mirror.state, result["state"] != state {
-                fail("\(handle): get answered a state other than the patched mirror at version \(mirror.version)")
+            return
+        }
+        if inBatch {
+            if version > mirror.version {
+                fail("\(handle): an answer in a batch has version \(version), notifications reached \(mirror.version)")
+            }
+        } else if version != mirror.version {
+            fail("\(handle): an answer has version \(version), notifications reached \(mirror.version)")
+        } else if state != mirrored {
+            fail("\(handle): an answer's state differs from the patched mirror at version \(mirror.version)")
+        }
+    }
+
+    /// Checks what an answer says against its request, when only one request had its id.
+    private mutating func checkResult(_ result: JSONValue, of call: ExpectedAnswers.Call) {
+        switch call.method {
+        case "viewModel/open", "viewModel/get":
+            guard case .string? = result["viewModel"], case .integer? = result["version"], case .object? = result["state"],
+                  call.method == "viewModel/get" || result["version"] == 1
+            else {
+                return fail("\(call.method) answered \(Self.excerpt(result)), not {viewModel, version, state}")
             }
         case let method where method.contains("/") && !method.hasPrefix("viewModel/") && !method.hasPrefix("$/"):
             // An action: its notifications come before its answer, so the version it reports was sent.
