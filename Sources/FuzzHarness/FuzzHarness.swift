@@ -14,7 +14,7 @@ import Glibc
 /// checks what it wrote.
 ///
 /// Each ``run(_:)`` builds a fresh server with `ServerAssembly` (the composition root of `serve`) over a
-/// new in-memory store, cuts the input into reads (``ChunkPlan``), and for each read does what
+/// new in-memory store (a copy of one seeded store), cuts the input into reads (``ChunkPlan``), and for each read does what
 /// `StdioTransport` does: decode frames in auto mode, hand each to the connection, run the main queue so
 /// that started tasks reach their first suspension, and write out (here: collect) the output. Reading
 /// stops after `exit`. Then it lets everything finish: every request, every ViewModel task, every store
@@ -56,6 +56,10 @@ public struct FuzzHarness {
     /// The limits in use.
     public let configuration: Configuration
     private let logger: Logger
+
+    /// The freshly migrated and seeded store that each input gets a copy of (seeding one per input
+    /// would take most of the time).
+    private static let template = Result { try ShopDatabase(path: ":memory:") }
 
     /// The id prefix of the harness's own `viewModel/get` at the end of an input.
     static let finalGetPrefix = "fuzz-final-get-"
@@ -107,9 +111,9 @@ public struct FuzzHarness {
     ) -> ShopEvents? {
         let database: ShopDatabase
         do {
-            database = try ShopDatabase(path: ":memory:")
+            database = try Self.template.get().inMemoryCopy()
         } catch {
-            checker.fail("could not open the in-memory store: \(error)")
+            checker.fail("could not make an in-memory store: \(error)")
             return nil
         }
         survivors.watch(database, as: "the store")
