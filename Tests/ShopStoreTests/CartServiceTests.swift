@@ -47,6 +47,14 @@ import Testing
         #expect(try await services.cart.cart() == before)
     }
 
+    @Test func addingSoManyThatTheLineWouldOverflowIsRefusedNotATrap() async throws {
+        let item = try await product(stock: 4, maximum: 3)
+        let before = try await services.cart.add(productId: item.id, quantity: 1)
+        let refusal = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: .max) }
+        #expect(refusal?.reason == "quantityExceedsStock")
+        #expect(try await services.cart.cart() == before)
+    }
+
     @Test func addingAnOutOfStockProductIsRefused() async throws {
         let item = try await product(stock: 0, maximum: 3)
         let error = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: 1) }
