@@ -23,9 +23,15 @@ public enum ProductRules {
             ? "Description must be at most \(maximumDescriptionLength) characters." : nil
     }
 
-    /// Checks a price: greater than zero.
+    /// The highest price a product may have: far above any real one, and low enough that line totals,
+    /// cart totals and tax (a price times quantity times a rate in basis points) stay within `Int64`.
+    public static let maximumPrice = Money(minorUnits: 100_000_000)
+
+    /// Checks a price: greater than zero and at most ``maximumPrice``.
     public static func priceError(_ price: Money) -> String? {
-        price.isPositive ? nil : "Price must be greater than zero."
+        if !price.isPositive { return "Price must be greater than zero." }
+        if maximumPrice < price { return "Price must be at most \(maximumPrice)." }
+        return nil
     }
 
     /// Checks price text: a positive decimal with at most two decimals, such as `"12.50"`.

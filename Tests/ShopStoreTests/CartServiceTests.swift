@@ -182,4 +182,16 @@ import Testing
         }
         #expect(unknown?.reason == "categoryNotFound")
     }
+
+    @Test func aProductPricedAboveTheMaximumIsRefusedSoTotalsCannotOverflow() async throws {
+        let dear = await #expect(throws: ShopError.self) {
+            try await services.catalog.create(NewProduct(
+                name: "Gold kettle", description: "", price: Money(decimalString: "999999999999999.99")!, categoryId: "home"))
+        }
+        #expect(dear?.details.keys.sorted() == ["price"])
+        let mostExpensive = try await services.catalog.create(NewProduct(
+            name: "Silver kettle", description: "", price: ProductRules.maximumPrice, categoryId: "home"))
+        let cart = try await services.cart.add(productId: mostExpensive.id, quantity: mostExpensive.maxPerOrder)
+        #expect(cart.subtotal == ProductRules.maximumPrice * mostExpensive.maxPerOrder)
+    }
 }
