@@ -208,7 +208,16 @@ public struct FuzzHarness {
         let whole = frames([input])
         let split = frames(chunks)
         if whole.0 != split.0 || whole.1 != split.1 {
-            checker.fail("the decoder gives \(split.0.count) frames for the input cut \(chunks.map(\.count)), \(whole.0.count) for it whole")
+            let index = zip(whole.0, split.0).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(whole.0.count, split.0.count)
+            func event(_ events: [FrameDecoder.Event]) -> String {
+                guard index < events.count else { return "nothing" }
+                switch events[index] {
+                case .message(let body): return "message \(OutputChecker.excerpt(body))"
+                case .error(let error): return "error \(error)"
+                }
+            }
+            checker.fail("the decoder's frame \(index) is \(event(split.0)) for the input cut \(chunks.map(\.count)), \(event(whole.0)) for it whole")
         }
     }
 
