@@ -25,7 +25,7 @@ fuzzer="$("${build[@]}" --show-bin-path)/storefront-fuzz"
 mkdir -p "$scratch/corpus" "$scratch/artifacts"
 # Swift's own backtracer is off: it reads foreign memory, which AddressSanitizer reports as an overflow.
 export SWIFT_BACKTRACE=enable=no
-common=(-max_len=8192 -timeout=60 -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/"
+common=(-max_len=12288 -timeout=60 -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/"
         -dict=Tests/FuzzCorpus/storefront.dict)
 
 # The first corpus folder is where libFuzzer writes; the committed ones are only read. Leak checks after
