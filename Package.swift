@@ -39,11 +39,14 @@ let package = Package(
             dependencies: ["JSON", "CMainQueue", .product(name: "Logging", package: "swift-log")]
         ),
         // The shop's models, service interfaces and change feed. No I/O.
-        .target(name: "Shop"),
+        // Services run on their caller's executor (the main actor) up to their database call, instead of
+        // hopping to the global pool and back around it: each hop is a thread wake-up per request.
+        .target(name: "Shop", swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
         // Live services over an embedded SQLite database, seeding and fault injection.
         .target(
             name: "ShopStore",
-            dependencies: ["Shop", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Shop", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The five ViewModels.
         .target(name: "ShopFeatures", dependencies: ["Shop"]),
@@ -64,7 +67,7 @@ let package = Package(
         // Benchmarks over real pipes; prints figures, asserts nothing.
         .executableTarget(
             name: "StorefrontBench",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["JSON", "JSONPatch", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch"]),
         .testTarget(

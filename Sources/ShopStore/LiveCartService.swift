@@ -21,21 +21,21 @@ struct LiveCartService: CartService {
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
-            let current = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_line WHERE productId = ?",
-                                           arguments: [productId]) ?? 0
+            let current = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE productId = ?"), arguments: [productId]) ?? 0
             try Self.checkAvailability(of: product, quantity: current + quantity)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
                 ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                """, arguments: [productId, quantity])
+                """).execute(arguments: [productId, quantity])
         }
     }
 
     func setQuantity(productId: String, quantity: Int) async throws -> Cart {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
         return try await change { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId = ?)",
-                                    arguments: [productId]) == true
+            guard try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId = ?)"), arguments: [productId]) == true
             else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
                 try db.execute(sql: "DELETE FROM cart_line WHERE productId = ?", arguments: [productId])
@@ -45,7 +45,7 @@ struct LiveCartService: CartService {
                 throw ShopError.productNotFound(productId)
             }
             try Self.checkAvailability(of: product, quantity: quantity)
-            try db.execute(sql: "UPDATE cart_line SET quantity = ? WHERE productId = ?", arguments: [quantity, productId])
+            try db.cachedStatement(sql: "UPDATE cart_line SET quantity = ? WHERE productId = ?").execute(arguments: [quantity, productId])
         }
     }
 
