@@ -65,7 +65,7 @@ struct LiveCartService: CartService {
     func checkout() async throws -> Order {
         let createdAt = StoredDate.date(StoredDate.milliseconds(now()))
         let (order, cart) = try await StorageError.mapping {
-            try await database.writer.write { db in
+            try await database.commits.write { db in
                 let cart = try StoredRows.cart(db)
                 guard !cart.isEmpty else { throw ShopError.emptyCart }
                 for line in cart.lines {
@@ -104,10 +104,11 @@ struct LiveCartService: CartService {
         return order
     }
 
-    /// Runs a change in one transaction, bumps the cart revision, and publishes the new cart after the commit.
+    /// Runs a change atomically (in a savepoint of a group commit), bumps the cart revision, and
+    /// publishes the new cart after the commit.
     private func change(_ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
         let cart = try await StorageError.mapping {
-            try await database.writer.write { db in
+            try await database.commits.write { db in
                 try body(db)
                 try StoredRows.bumpCartRevision(db)
                 return try StoredRows.cart(db)

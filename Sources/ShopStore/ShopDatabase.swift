@@ -18,6 +18,8 @@ public final class ShopDatabase: Sendable {
     public let path: String
     /// The GRDB connection (a pool for files, a queue in memory).
     let writer: any DatabaseWriter
+    /// The writer's group commit: how cart changes and checkouts are written.
+    let commits: GroupCommit
 
     /// How long a write waits for another connection or process before failing with `storageFailed`.
     public static let busyTimeout: TimeInterval = 5
@@ -35,6 +37,7 @@ public final class ShopDatabase: Sendable {
         } catch {
             throw StorageError.map(error)
         }
+        commits = GroupCommit(writer: writer)
     }
 
     /// Opens the connection and applies pending migrations.
