@@ -45,7 +45,9 @@ let package = Package(
         // Live services over an embedded SQLite database, seeding and fault injection.
         .target(
             name: "ShopStore",
-            dependencies: ["Shop", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Shop", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The five ViewModels.

@@ -100,6 +100,14 @@ import Testing
         #expect(compared == 270)
     }
 
+    @Test func seqSetCountsEachSeqOnceAndIgnoresSeqsOutOfRange() {
+        var set = SeqSet(maximum: 130)
+        for seq: Int64 in [0, 1, 63, 64, 65, 127, 128, 130, 64, 131, -1, 10_000] { set.insert(seq) }
+        #expect(set.count == 8)
+        #expect([0, 1, 63, 64, 65, 127, 128, 130].allSatisfy { set.contains($0) })
+        #expect(![2, 62, 66, 129, 131, -1, 10_000].contains { set.contains($0) })
+    }
+
     @Test func denseMatchesAreWalkedAndSparseOnesListed() {
         #expect(ProductPageReader.prefersWalking(matches: 100_000, products: 100_000, wanted: 20))
         #expect(ProductPageReader.prefersWalking(matches: 2_000, products: 100_000, wanted: 20))
