@@ -117,16 +117,25 @@ public final class StdioTransport {
         if count < 0 {
             return errno == EINTR || errno == EAGAIN
         }
-        if count == 0 { return false }
+        if count == 0 {
+            // End of input: a last line without its newline is still a message; a cut frame is answered.
+            if let event = decoder.finish() { dispatch(event, to: connection) }
+            return false
+        }
         readBuffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         while let event = decoder.next() {
-            if let framing = decoder.framing { connection.outbox.framing = framing }
-            switch event {
-            case .message(let body): connection.receive(body)
-            case .error(let error): connection.receive(framingError: error)
-            }
+            dispatch(event, to: connection)
         }
         return true
+    }
+
+    @MainActor
+    private func dispatch(_ event: FrameDecoder.Event, to connection: Connection) {
+        if let framing = decoder.framing { connection.outbox.framing = framing }
+        switch event {
+        case .message(let body): connection.receive(body)
+        case .error(let error): connection.receive(framingError: error)
+        }
     }
 
     /// Writes what the output takes now (all of it when the output is blocking). Returns false when the

@@ -23,7 +23,9 @@ struct LiveCartService: CartService {
             }
             let current = try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE productId = ?"), arguments: [productId]) ?? 0
-            try Self.checkAvailability(of: product, quantity: current + quantity)
+            // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
+            let total = current.addingReportingOverflow(quantity)
+            try Self.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
             try db.cachedStatement(sql: """
                 INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
                 ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity

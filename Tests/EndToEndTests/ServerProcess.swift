@@ -54,7 +54,7 @@ final class ServerProcess {
     }
 
     let pid: pid_t
-    private var input: Int32
+    private(set) var input: Int32
     private var output: Int32
     private var errors: Int32
     private var outputBytes: [UInt8] = []
