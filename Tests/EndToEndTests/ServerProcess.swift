@@ -63,7 +63,8 @@ final class ServerProcess {
     /// How long any one wait may take.
     let timeoutMilliseconds: Int64
 
-    /// Starts `storefront serve` with `arguments`.
+    /// Starts `storefront serve` with `arguments` (on a private in-memory database unless they name one,
+    /// so that tests never touch the user's default database).
     init(_ arguments: [String], timeoutSeconds: Int64 = 10) throws {
         guard let path = Self.executablePath else { throw ServerProcessError(description: "\(Self.skipMessage)") }
         signal(SIGPIPE, SIG_IGN)
@@ -81,7 +82,8 @@ final class ServerProcess {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], STDERR_FILENO)
-        let argv = ([path, "serve"] + arguments).map { strdup($0) } + [nil]
+        let database = arguments.contains("--database") ? [] : ["--database", ":memory:"]
+        let argv = ([path, "serve"] + database + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, path, &actions, nil, argv, environ)
