@@ -107,13 +107,16 @@ final class ServerChild {
 
     /// Writes `bytes` (holding one request for each of `ids`) as fast as the pipe takes them while reading
     /// answers in the same poll loop; checks that every id comes back exactly once.
-    func pipeline(_ bytes: [UInt8], ids: Range<Int64>) throws {
+    /// State-change notifications in between are counted and skipped; the count is returned.
+    @discardableResult
+    func pipeline(_ bytes: [UInt8], ids: Range<Int64>) throws -> Int {
         let count = ids.count
+        var notifications = 0
         var seen = [Bool](repeating: false, count: count)
         var received = 0
         var offset = 0
         while received < count {
-            var descriptors = [
+            var descriptors: [pollfd] = [
                 pollfd(fd: output, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: offset < bytes.count ? input : -1, events: Int16(POLLOUT), revents: 0),
             ]
@@ -123,7 +126,7 @@ final class ServerChild {
             if descriptors[1].revents != 0 { offset += try writeSome(bytes, from: offset) }
             if descriptors[0].revents != 0 {
                 guard try readSome() else { throw BenchError(description: "the server closed stdout after \(received) answers") }
-                while let id = try takeAnswer() {
+                while let id = try takeAnswer(skippingNotifications: &notifications) {
                     guard ids.contains(id), !seen[Int(id - ids.lowerBound)] else {
                         throw BenchError(description: "unexpected or repeated id \(id)")
                     }
@@ -132,6 +135,7 @@ final class ServerChild {
                 }
             }
         }
+        return notifications
     }
 
     /// Closes stdin, reads to the end of stdout, reaps the server and returns its peak RSS in KiB.
@@ -186,7 +190,18 @@ final class ServerChild {
     /// Takes one framed answer off the inbox and returns its id, or nil when none is complete. An answer
     /// must be a success (`"result"`) with an integer id.
     private func takeAnswer() throws -> Int64? {
-        guard let body = try takeFrame() else { return nil }
+        var notifications = 0
+        return try takeAnswer(skippingNotifications: &notifications)
+    }
+
+    /// Like ``takeAnswer()``, but skips (and counts) `viewModel/changed` notifications.
+    private func takeAnswer(skippingNotifications notifications: inout Int) throws -> Int64? {
+        var frame = try takeFrame()
+        while let body = frame, find(Array(#""method":"viewModel/changed""#.utf8), from: body.lowerBound, to: body.upperBound) != nil {
+            notifications += 1
+            frame = try takeFrame()
+        }
+        guard let body = frame else { return nil }
         guard find(Array(#""result":"#.utf8), from: body.lowerBound, to: body.upperBound) != nil,
               let idStart = find(Array(#""id":"#.utf8), from: body.lowerBound, to: body.upperBound)
         else {

@@ -190,7 +190,7 @@ extension StorefrontBench {
     // MARK: Helpers
 
     /// A server on `database`, initialised.
-    private func domainSession(_ path: String, database: String) throws -> BenchSession {
+    func domainSession(_ path: String, database: String) throws -> BenchSession {
         let session = try BenchSession(ServerChild(path: path, framing: .ndjson, arguments: ["--database", database]))
         try session.initialize()
         return session
@@ -198,7 +198,7 @@ extension StorefrontBench {
 
     /// `count` ids of products in stock, from the first catalog pages (sorted by name, so spread across
     /// the catalog).
-    private func inStockProducts(_ session: BenchSession, count: Int) throws -> [String] {
+    func inStockProducts(_ session: BenchSession, count: Int) throws -> [String] {
         let (handle, _) = try session.open("catalog")
         _ = try session.waitUntil(handle) { $0["phase"] == "loaded" }
         while true {

@@ -21,10 +21,13 @@ struct StorefrontBench: ParsableCommand {
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, load
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
-        var isProtocol: Bool { [.startup, .latency, .throughput, .flood].contains(self) }
+        var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
+
+        /// What runs when no --mode is given: everything but the long reliability load.
+        static let standard = allCases.filter { $0 != .load }
     }
 
     @Option(help: "The storefront executable (default: storefront next to this executable).")
@@ -55,7 +58,13 @@ struct StorefrontBench: ParsableCommand {
     var catalog: String?
 
     @Option(help: "What to measure, comma-separated: \(Mode.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var mode = Mode.allCases.map(\.rawValue).joined(separator: ",")
+    var mode = Mode.standard.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Pipelined pings of the load measurement.")
+    var loadPings = 1_000_000
+
+    @Option(help: "Actions written at once (each round) in the load measurement.")
+    var inFlight = 10_000
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
@@ -70,7 +79,7 @@ struct StorefrontBench: ParsableCommand {
     var catalogPath: String { catalog ?? "/tmp/storefront-bench-catalog-\(products).sqlite" }
 
     func validate() throws {
-        guard n > 0, warmup >= 0, runs > 0, flood > 0, domainRuns > 0, adds >= 100, products > 0 else {
+        guard n > 0, warmup >= 0, runs > 0, flood > 0, domainRuns > 0, adds >= 100, products > 0, loadPings > 0, inFlight > 0 else {
             throw ValidationError("-n, --runs, --flood, --domain-runs and --products must be positive, --adds at least 100, --warmup not negative")
         }
         _ = try modes()
@@ -105,6 +114,7 @@ struct StorefrontBench: ParsableCommand {
             case .cart: try cartAdding(path, catalog: catalogPath)
             case .patch: try patchSize(path, catalog: catalogPath)
             case .memory: try memory(path, catalog: catalogPath)
+            case .load: try load(path, database: database)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }
@@ -211,7 +221,7 @@ struct StorefrontBench: ParsableCommand {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"#
     }
 
-    private static func pings(_ ids: Range<Int64>, _ framing: WireFraming) -> [UInt8] {
+    static func pings(_ ids: Range<Int64>, _ framing: WireFraming) -> [UInt8] {
         var bytes: [UInt8] = []
         for id in ids { framing.frame(ping(id), into: &bytes) }
         return bytes

@@ -67,9 +67,18 @@ import Testing
         #expect(tooMany?.reason == "quantityExceedsMaximum")
         let negative = await #expect(throws: ShopError.self) { try await viewModel.setQuantity(productId: book.id, quantity: -1) }
         #expect(negative?.reason == "invalidQuantity")
+        cart.remove.fails(ShopError.notInCart(spade.id))
         let absent = await #expect(throws: ShopError.self) { try await viewModel.remove(productId: spade.id) }
         #expect(absent?.reason == "notInCart")
         #expect(viewModel.state == state(shown))
+    }
+
+    @Test func aLineNotShownYetIsTheStoresToRefuse() async throws {
+        // A client that pipelines `add` then `setQuantity` sends the second before the first is shown.
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1)], revision: 1))
+        cart.setQuantity.returns(priced([Fixture.line(book, quantity: 1), Fixture.line(spade, quantity: 2)], revision: 3))
+        try await viewModel.setQuantity(productId: spade.id, quantity: 2)
+        #expect(viewModel.state.lines.map(\.quantity) == [1, 2])
     }
 
     @Test func quantityZeroRemovesAndClearEmpties() async throws {
