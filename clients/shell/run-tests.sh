@@ -45,7 +45,8 @@ check "demo searches" contains "$work/demo.out" "ok: catalog search"
 check "demo finds kettles" contains "$work/demo.out" "Everyday Steel Kettle"
 check "demo adds to the cart from the product" contains "$work/demo.out" "[cart #3] /total: \"0.00\" -> \"680.66\""
 check "demo shows the cart total" contains "$work/demo.out" "items 2  subtotal 571.98  tax 108.68  total 680.66"
-check "demo checks out" contains "$work/demo.out" 'ok: cart checkout -> version 6 orderId="o-000001"'
+# How many notifications a checkout takes (one turn or two) is not part of the protocol: no fixed version.
+check "demo checks out" grep -qE '^ok: cart checkout -> version [0-9]+ orderId="o-000001"$' "$work/demo.out"
 check "demo dashboard lists the order" contains "$work/demo.out" "o-000001  2 item(s)  total 680.66"
 check "demo leaves no server" no_server_left
 
