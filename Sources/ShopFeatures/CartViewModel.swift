@@ -38,17 +38,15 @@ public final class CartViewModel {
 
     /// The shown lines.
     public var lines: [CartLine] { cart?.lines ?? [] }
-    public var subtotal: Money { cart?.subtotal ?? .zero }
-    public var tax: Money { cart?.tax ?? .zero }
-    public var total: Money { cart?.total ?? .zero }
-    public var itemCount: Int { cart?.itemCount ?? 0 }
+    /// Units, subtotal, tax and total of the shown cart; zero before it loads.
+    public var totals: CartTotals { CartTotals(cart ?? .empty) }
 
     /// The whole state as one value.
     public var state: CartState {
         CartState(
             phase: phase.name, error: phase.error ?? actionError, lines: lines.map(CartLineSnapshot.init),
-            subtotal: subtotal, tax: tax, total: total, itemCount: itemCount, checkoutPhase: checkoutPhase.name,
-            checkoutError: checkoutPhase.error, lastOrder: lastOrder.map(OrderSnapshot.init))
+            totals: totals, checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
+            lastOrder: lastOrder.map(OrderSnapshot.init))
     }
 
     // MARK: Lifecycle

@@ -22,9 +22,8 @@ import Testing
 
     func state(_ shown: Cart, checkoutPhase: SubmitPhaseName = .idle, lastOrder: Order? = nil) -> CartState {
         CartState(
-            phase: .loaded, error: nil, lines: shown.lines.map(CartLineSnapshot.init), subtotal: shown.subtotal,
-            tax: shown.tax, total: shown.total, itemCount: shown.itemCount, checkoutPhase: checkoutPhase,
-            checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init))
+            phase: .loaded, error: nil, lines: shown.lines.map(CartLineSnapshot.init), totals: CartTotals(shown),
+            checkoutPhase: checkoutPhase, checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init))
     }
 
     @Test func showsTheCartWithTheServicesTotals() async {
@@ -32,10 +31,8 @@ import Testing
         let viewModel = await appeared(with: shown)
         let expected = state(shown)
         #expect(viewModel.state == expected)
-        #expect(expected.subtotal == Money(minorUnits: 4_550))
-        #expect(expected.tax == Money(minorUnits: 455))
-        #expect(expected.total == Money(minorUnits: 5_005))
-        #expect(expected.itemCount == 3)
+        #expect(expected.totals == CartTotals(
+            itemCount: 3, subtotal: Money(minorUnits: 4_550), tax: Money(minorUnits: 455), total: Money(minorUnits: 5_005)))
     }
 
     @Test func addingMergesThroughTheServiceAndShowsItsCart() async throws {
