@@ -231,8 +231,8 @@ struct HostileActionTests {
         #expect(Answer.mismatch(try server.responses(through: "add", framing: wire), [.actionResult(id: "add")]) == nil)
         try server.send([Self.call("viewModel/get", #"{"viewModel":"v1"}"#, id: "cart")], framing: wire)
         let cart = try server.responses(through: "cart", framing: wire).last?["result"]?["state"]
-        #expect(cart?["subtotal"] == "10000000.00", "\(cart.map { "\($0)" } ?? "no state")")
-        #expect(cart?["tax"]?.stringValue?.isEmpty == false)
+        #expect(cart?["totals"]?["subtotal"] == "10000000.00", "\(cart.map { "\($0)" } ?? "no state")")
+        #expect(cart?["totals"]?["tax"]?.stringValue?.isEmpty == false)
         try HostileSession.expectAnswersThenPing(server, wire, [])
     }
 }
