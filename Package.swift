@@ -50,8 +50,12 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
-        // The five ViewModels.
-        .target(name: "ShopFeatures", dependencies: ["Shop"]),
+        // The five ViewModels. Their async closures run where they are called (the main actor), so that
+        // service calls reach the store in the order the actions came.
+        .target(
+            name: "ShopFeatures", dependencies: ["Shop"],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
         // ViewModels on the wire: open/close, actions, versioned JSON Patch state streaming.
         .target(
             name: "ViewModelBinding",
