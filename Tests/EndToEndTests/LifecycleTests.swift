@@ -50,6 +50,21 @@ struct LifecycleTests {
         #expect(Self.processes(mentioning: database).isEmpty, "no process is left on the test's database")
     }
 
+    @Test func outlivesTheThreadThatStartedItWhileTheClientLives() throws {
+        let executable = try #require(ServerProcess.executablePath)
+        let worker = try WorkerThread()
+        let server = try ServerProcess(command: [executable, "serve", "--framing", "ndjson", "--database", ":memory:"], spawningOn: worker)
+        try server.send([#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#], framing: .ndjson)
+        #expect(try server.receive(framing: .ndjson)["id"] == 1)
+        // The server is up (and has asked to hear of its parent's death); now the spawning thread ends,
+        // as a client's worker thread does, while the client process goes on.
+        worker.end()
+        try server.send([#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#], framing: .ndjson)
+        #expect(try server.receive(framing: .ndjson)["id"] == 2)
+        server.closeInput()
+        #expect(try server.waitForExit() == 0, "stderr: \(server.errorText)")
+    }
+
     // MARK: Processes that are not the test's children
 
     /// Whether `pid` is a live process (a zombie that nobody reaped counts as gone).

@@ -27,8 +27,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
 /// The built `storefront serve`, started over three pipes. Its output is read with a deadline so that
 /// a server that does not answer fails the test instead of hanging it.
 ///
-/// Created on the main actor: the server asks for SIGTERM when the thread that started it ends
-/// (`PR_SET_PDEATHSIG`), and the main thread outlives every test.
+/// Created on the main actor, so that no other server is spawned between `pipe()` and `fcntl()`.
 @MainActor
 final class ServerProcess {
     /// The `storefront` executable: next to the test bundle, else in the package's `.build/debug`.
