@@ -39,6 +39,8 @@ public final class StdioTransport {
     private var decoder: FrameDecoder
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var outputIsNonBlocking = false
+    /// Whether the decoder may hold whole messages not yet dispatched (held back while output is full).
+    private var decoderMayHoldMessages = false
 
     /// A transport reading `input` and writing `output`.
     public init(input: Int32, output: Int32, configuration: Configuration, logger: Logger) {
@@ -63,6 +65,8 @@ public final class StdioTransport {
         var deadline: Int64?
 
         while true {
+            // Messages read earlier and held back because their answers had no room.
+            dispatchDecoded(into: connection)
             if connection.exitCode != nil, inputOpen {
                 // `exit`: read no more; let requests in flight answer and the output drain, within the limit.
                 inputOpen = false
@@ -76,8 +80,7 @@ public final class StdioTransport {
                     return connection.exitCode ?? 0
                 }
             }
-            let wantInput = inputOpen && outbox.pending.count < configuration.maxPendingOutputBytes
-                && connection.inFlightCount < configuration.maxInFlightRequests
+            let wantInput = inputOpen && !decoderMayHoldMessages && hasRoom(connection)
             var descriptors = [
                 pollfd(fd: mainQueue, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wantInput ? input : -1, events: Int16(POLLIN), revents: 0),
@@ -110,7 +113,14 @@ public final class StdioTransport {
         }
     }
 
-    /// Reads once and dispatches every complete message. Returns false at end of input.
+    /// Whether there is room for more work: output pending and requests in flight under their limits.
+    @MainActor
+    private func hasRoom(_ connection: Connection) -> Bool {
+        connection.outbox.pending.count < configuration.maxPendingOutputBytes
+            && connection.inFlightCount < configuration.maxInFlightRequests
+    }
+
+    /// Reads once and dispatches the complete messages there is room for. Returns false at end of input.
     @MainActor
     private func readInput(into connection: Connection) -> Bool {
         let count = readBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
@@ -119,14 +129,27 @@ public final class StdioTransport {
         }
         if count == 0 { return false }
         readBuffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        while let event = decoder.next() {
+        decoderMayHoldMessages = true
+        dispatchDecoded(into: connection)
+        return true
+    }
+
+    /// Dispatches decoded messages while there is room, checking before each: one read holds hundreds of
+    /// small requests, and their answers (a `viewModel/get` answers a whole state) could otherwise
+    /// overshoot the pending-output limit many times over. The rest wait in the decoder.
+    @MainActor
+    private func dispatchDecoded(into connection: Connection) {
+        while decoderMayHoldMessages, hasRoom(connection) {
+            guard let event = decoder.next() else {
+                decoderMayHoldMessages = false
+                return
+            }
             if let framing = decoder.framing { connection.outbox.framing = framing }
             switch event {
             case .message(let body): connection.receive(body)
             case .error(let error): connection.receive(framingError: error)
             }
         }
-        return true
     }
 
     /// Writes what the output takes now (all of it when the output is blocking). Returns false when the
