@@ -63,6 +63,9 @@ public final class StdioTransport {
         let outbox = connection.outbox
         var inputOpen = true
         var deadline: Int64?
+        /// Set when the client closed its input while we were not reading it because it does not read
+        /// its output; cleared when it reads again.
+        var hangUpDeadline: Int64?
 
         while true {
             // Messages read earlier and held back because their answers had no room.
@@ -81,12 +84,23 @@ public final class StdioTransport {
                 }
             }
             let wantInput = inputOpen && !decoderMayHoldMessages && hasRoom(connection)
+            if wantInput { hangUpDeadline = nil }
+            if let hangUpDeadline, now() >= hangUpDeadline {
+                logger.warning("the client closed its input and reads no output; exiting",
+                               metadata: ["pendingBytes": "\(outbox.pending.count)", "inFlight": "\(connection.inFlightCount)"])
+                return connection.exitCode ?? 0
+            }
+            // While the output is full the input is not read, so its end would never be seen: watch it
+            // for a hang-up instead (POLLHUP needs no events), and then give the client the drain time.
+            let watchHangUp = inputOpen && hangUpDeadline == nil
+                && outbox.pending.count >= configuration.maxPendingOutputBytes
             var descriptors = [
                 pollfd(fd: mainQueue, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wantInput ? input : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wantInput || watchHangUp ? input : -1, events: wantInput ? Int16(POLLIN) : 0, revents: 0),
                 pollfd(fd: outbox.pending.isEmpty || !outputIsNonBlocking ? -1 : output, events: Int16(POLLOUT), revents: 0),
             ]
-            let timeout = deadline.map { Int32(clamping: max(0, $0 - now())) } ?? -1
+            let timeout = [deadline, hangUpDeadline].compactMap { $0 }.min()
+                .map { Int32(clamping: max(0, $0 - now())) } ?? -1
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -96,7 +110,10 @@ public final class StdioTransport {
             if descriptors[0].revents != 0 {
                 cmq_drain_main_queue()
             }
-            if descriptors[1].revents != 0 {
+            if descriptors[1].revents != 0, !wantInput {
+                hangUpDeadline = now() + Int64(configuration.drainTimeoutMilliseconds)
+                logger.debug("the client closed its input while its output is full")
+            } else if descriptors[1].revents != 0 {
                 if !readInput(into: connection) {
                     inputOpen = false
                     deadline = now() + Int64(configuration.drainTimeoutMilliseconds)

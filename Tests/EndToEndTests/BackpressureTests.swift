@@ -112,6 +112,32 @@ struct BackpressureTests {
         #expect(peakKilobytes < Self.residentLimitKilobytes, "peak resident set \(peakKilobytes) kB")
     }
 
+    @Test func aClientThatNeverReadsAndClosesStdinLetsTheServerExit() throws {
+        let server = try ServerProcess(["--framing", "ndjson", "--database", ":memory:"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let catalog = try client.open("catalog")
+        try client.waitUntil(catalog) { $0["phase"] == "loaded" }
+        for _ in 0..<11 { _ = try client.result("catalog/loadMore", ["viewModel": .string(catalog)]) }
+        // From here on the client reads nothing. Far more answers than the server holds (4 MiB)
+        // before it stops reading.
+        let texts = (0..<4_000).map { _ in client.request("viewModel/get", ["viewModel": .string(catalog)]).text }
+        let bytes = texts.flatMap { client.framing.frame($0) }
+        var written = 0
+        while written < bytes.count {
+            written += try server.writeWithoutBlocking(bytes[written...])
+            // No room for a while: the server has stopped reading (it would also be fine to close now).
+            if written < bytes.count, !server.waitForRoomInInput(milliseconds: 1_000) { break }
+        }
+        #expect(written < bytes.count, "the server stopped reading: stdin is closed with requests unread")
+        server.closeInput()
+        let peakKilobytes = server.statusKilobytes("VmHWM") ?? 0
+        // Nobody reads: the server gives up on its pending output after its drain deadline and exits.
+        #expect(try server.waitForExitWithoutReading() == 0, "stderr: \(server.errorText)")
+        print("backpressure: a client that never reads: \(written) of \(bytes.count) bytes written, then stdin closed; VmHWM \(peakKilobytes) kB; the server exited")
+        #expect(peakKilobytes < Self.residentLimitKilobytes)
+    }
+
     /// User plus system CPU time of `pid`, in clock ticks (fields 14 and 15 of /proc/<pid>/stat).
     static func cpuTicks(_ pid: pid_t) -> Int {
         let descriptor = open("/proc/\(pid)/stat", O_RDONLY)

@@ -187,6 +187,17 @@ final class ServerProcess {
     func waitForExit() throws -> Int32 {
         let deadline = now() + timeoutMilliseconds
         while output >= 0 || errors >= 0 { try pump(until: deadline) }
+        return try reap(until: deadline)
+    }
+
+    /// Waits for the server to exit without reading its stdout (a client that never reads) and
+    /// returns its exit code.
+    func waitForExitWithoutReading() throws -> Int32 {
+        try reap(until: now() + timeoutMilliseconds)
+    }
+
+    /// Waits for the process to end, until `deadline`, and returns its exit code.
+    private func reap(until deadline: Int64) throws -> Int32 {
         while exitStatus == nil {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
@@ -198,7 +209,7 @@ final class ServerProcess {
             } else if now() >= deadline {
                 throw ServerProcessError(description: "the server did not exit within \(timeoutMilliseconds) ms")
             } else {
-                poll(nil, 0, 1)  // Its descriptors are closed; it is exiting.
+                poll(nil, 0, 1)  // Its descriptors are closed (or not read); it is exiting.
             }
         }
         return exitStatus!
