@@ -92,6 +92,10 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["JSON"]),
+        // GRDB: the durability tests read the database file the killed servers wrote.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["JSON", "JSONPatch", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ]
 )
