@@ -17,6 +17,30 @@ final class TemporaryFolder {
     }
 }
 
+/// A copy of a database file next to it, for measurements that write; removed (with its WAL files) when
+/// released.
+final class TemporaryDatabase {
+    let path: String
+
+    init(copying original: String) throws {
+        path = original + ".run-\(getpid()).sqlite"
+        guard let source = fopen(original, "rb") else { throw BenchError(description: "cannot read \(original)") }
+        defer { fclose(source) }
+        guard let target = fopen(path, "wb") else { throw BenchError(description: "cannot write \(path)") }
+        defer { fclose(target) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, source)
+            if count == 0 { break }
+            guard fwrite(buffer, 1, count, target) == count else { throw BenchError(description: "cannot write \(path)") }
+        }
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+}
+
 /// Runs `arguments` (the first one an executable path) with the same stdio and waits for it; a non-zero
 /// exit throws.
 func runToCompletion(_ arguments: [String]) throws {

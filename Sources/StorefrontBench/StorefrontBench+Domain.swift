@@ -92,9 +92,10 @@ extension StorefrontBench {
         var pipelined: [Double] = []
         var peak = 0
         for _ in 0..<domainRuns {
-            let copy = try temporaryCopy(of: catalog)
-            defer { unlink(copy); unlink(copy + "-wal"); unlink(copy + "-shm") }
-            let session = try domainSession(path, database: copy)
+            let copy = try TemporaryDatabase(copying: catalog)
+        defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
+            defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
+            let session = try domainSession(path, database: copy.path)
             let products = try inStockProducts(session, count: 50)
             let (cart, _) = try session.open("cart")
             _ = try session.waitUntil(cart) { $0["phase"] == "loaded" }
@@ -127,9 +128,9 @@ extension StorefrontBench {
 
     /// A 100-line cart, then one line's quantity changed: the size of the patch that carries it.
     func patchSize(_ path: String, catalog: String) throws -> [Measurement] {
-        let copy = try temporaryCopy(of: catalog)
-        defer { unlink(copy); unlink(copy + "-wal"); unlink(copy + "-shm") }
-        let session = try domainSession(path, database: copy)
+        let copy = try TemporaryDatabase(copying: catalog)
+        defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
+        let session = try domainSession(path, database: copy.path)
         let products = try inStockProducts(session, count: 100)
         let (cart, _) = try session.open("cart")
         _ = try session.waitUntil(cart) { $0["phase"] == "loaded" }
@@ -161,9 +162,9 @@ extension StorefrontBench {
     /// Every ViewModel type open on the big catalog (the catalog scrolled to 200 products and searched),
     /// then the server's resident memory.
     func memory(_ path: String, catalog: String) throws -> [Measurement] {
-        let copy = try temporaryCopy(of: catalog)
-        defer { unlink(copy); unlink(copy + "-wal"); unlink(copy + "-shm") }
-        let session = try domainSession(path, database: copy)
+        let copy = try TemporaryDatabase(copying: catalog)
+        defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
+        let session = try domainSession(path, database: copy.path)
         let product = try inStockProducts(session, count: 1)[0]
         let (catalogHandle, _) = try session.open("catalog")
         _ = try session.waitUntil(catalogHandle) { $0["phase"] == "loaded" }
@@ -248,21 +249,5 @@ extension StorefrontBench {
         guard let total = state["totalCount"]?.integerValue, total >= Int64(products) else {
             throw BenchError(description: "the catalog has \(state["totalCount"] ?? .null) products, not \(products): delete \(catalogPath) to reseed")
         }
-    }
-
-    /// A copy of `path` in the same folder, for measurements that write.
-    private func temporaryCopy(of path: String) throws -> String {
-        let copy = path + ".run-\(getpid()).sqlite"
-        guard let source = fopen(path, "rb"), let target = fopen(copy, "wb") else {
-            throw BenchError(description: "cannot copy \(path)")
-        }
-        defer { fclose(source); fclose(target) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, source)
-            if count == 0 { break }
-            guard fwrite(buffer, 1, count, target) == count else { throw BenchError(description: "cannot write \(copy)") }
-        }
-        return copy
     }
 }
