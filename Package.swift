@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Storefront: a headless app server that runs a shop's ViewModels and speaks JSON-RPC 2.0 on stdio.
 ///
-/// Layers point one way: the executable -> ViewModelBinding -> JSONRPC -> JSON -> CJansson, and
+/// Layers point one way: the executable -> StorefrontServer -> ViewModelBinding -> JSONRPC -> JSON -> CJansson, and
 /// ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
 let package = Package(
     name: "Storefront",
@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["StorefrontCLI"]),
         .executable(name: "storefront-bench", targets: ["StorefrontBench"]),
+        .executable(name: "storefront-fuzz", targets: ["StorefrontFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -61,11 +62,16 @@ let package = Package(
             name: "ViewModelBinding",
             dependencies: ["JSONRPC", "JSONPatch", "ShopFeatures", "Shop", "JSON"]
         ),
-        // The `storefront` executable: argument parsing and the composition root.
+        // The composition root: one connection wired to every ViewModel over one set of services.
+        .target(
+            name: "StorefrontServer",
+            dependencies: ["ViewModelBinding", "JSONRPC", "Shop", "JSON", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The `storefront` executable: argument parsing, the store and the stdio transport.
         .executableTarget(
             name: "StorefrontCLI",
             dependencies: [
-                "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
+                "StorefrontServer", "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,6 +81,18 @@ let package = Package(
             name: "StorefrontBench",
             dependencies: ["JSON", "JSONPatch", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The fuzz harness: arbitrary bytes through framing, parsing and dispatch into the real server,
+        // then checks of the output (one response per request, valid JSON-RPC, consistent patches).
+        .target(
+            name: "FuzzHarness",
+            dependencies: [
+                "StorefrontServer", "JSONRPC", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh
+        // (-DFUZZING, -sanitize=fuzzer,address); otherwise a replayer of input files.
+        .executableTarget(name: "StorefrontFuzz", dependencies: ["FuzzHarness"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch"]),
         .testTarget(
             name: "JSONRPCTests",
@@ -97,5 +115,6 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["JSON", "JSONPatch", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness", "JSON", "JSONRPC"]),
     ]
 )

@@ -41,6 +41,8 @@ public final class CatalogViewModel {
     @ObservationIgnored private var loadMoreGeneration = 0
     /// Whether a list load (or a search waiting for quiet) is running.
     @ObservationIgnored private var isListLoadRunning = false
+    /// The phase that list loads replaced, shown again if the current one is abandoned.
+    @ObservationIgnored private var phaseBeforeListLoad: Phase = .idle
     @ObservationIgnored private var knownCategoryIds: Set<String>?
     @ObservationIgnored private let tasks = TaskBag()
 
@@ -224,9 +226,12 @@ public final class CatalogViewModel {
         loadMoreGeneration += 1
         isListLoadRunning = true
         let generation = listGeneration
+        if phase != .loading { phaseBeforeListLoad = phase }
         if showsLoading && !debounced { phase = .loading }
         let limit = showsLoading ? Self.pageSize : max(Self.pageSize, products.count)
         let task = Task { [weak self, catalog, clock] () -> Bool in
+            var shown = false
+            defer { if !shown { self?.listLoadEnded(generation: generation) } }
             do {
                 if debounced {
                     try await clock.sleep(for: Self.searchDebounce)
@@ -241,6 +246,7 @@ public final class CatalogViewModel {
                 self.selection.formIntersection(page.products.map(\.id))
                 self.phase = .loaded
                 self.actionError = nil
+                shown = true
                 return true
             } catch {
                 guard let self, !Task.isCancelled, generation == self.listGeneration,
@@ -248,11 +254,21 @@ public final class CatalogViewModel {
                 else { return false }
                 self.isListLoadRunning = false
                 self.phase = .failed(info)
+                shown = true
                 return true
             }
         }
         listTask = task
         return task
+    }
+
+    /// A list load ended without showing a result. If it was still the current one (its caller was
+    /// cancelled: nothing newer replaced it), nothing else will finish it: the list goes back to the
+    /// phase it had before, rather than showing `loading` for ever and blocking `loadMore`.
+    private func listLoadEnded(generation: Int) {
+        guard generation == listGeneration, isListLoadRunning else { return }
+        isListLoadRunning = false
+        if phase == .loading { phase = phaseBeforeListLoad }
     }
 
     private func loadCategoryIds() async {

@@ -29,15 +29,26 @@ public final class ShopDatabase: Sendable {
     /// - Throws: ``ShopError`` `storageFailed` when the file cannot be opened or migrated.
     public init(path: String) throws {
         self.path = path
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(Self.busyTimeout)
-        configuration.foreignKeysEnabled = true
         do {
-            writer = try Self.open(path: path, configuration: configuration)
+            writer = try Self.open(path: path, configuration: Self.configuration)
         } catch {
             throw StorageError.map(error)
         }
         commits = GroupCommit(writer: writer)
+    }
+
+    /// Wraps a connection that is already open and migrated (see `ShopDatabase+Copy.swift`).
+    init(path: String, writer: any DatabaseWriter) {
+        self.path = path
+        self.writer = writer
+    }
+
+    /// The settings of every connection: the busy timeout and foreign keys.
+    static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        return configuration
     }
 
     /// Opens the connection and applies pending migrations.

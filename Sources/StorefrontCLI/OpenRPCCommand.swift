@@ -3,6 +3,7 @@ import JSONRPC
 import Logging
 import Shop
 import ShopStore
+import StorefrontServer
 
 /// `storefront openrpc`: prints the OpenRPC document that `rpc.discover` serves.
 struct OpenRPCCommand: ParsableCommand {

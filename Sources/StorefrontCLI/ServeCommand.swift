@@ -4,6 +4,7 @@ import JSONRPC
 import Logging
 import Shop
 import ShopStore
+import StorefrontServer
 
 #if canImport(Glibc)
 import Glibc

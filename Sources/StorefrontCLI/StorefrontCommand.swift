@@ -1,4 +1,5 @@
 import ArgumentParser
+import StorefrontServer
 
 /// `storefront`: the headless shop server and its tools.
 @main
@@ -10,11 +11,4 @@ struct StorefrontCommand: ParsableCommand {
         subcommands: [ServeCommand.self, SeedCommand.self, OpenRPCCommand.self],
         defaultSubcommand: nil
     )
-}
-
-/// The version reported by `--version` and in `serverInfo`.
-enum StorefrontVersion {
-    static let current = "0.1.0"
-    /// The wire protocol's version (`protocolVersion` in the `initialize` result).
-    static let protocolVersion = "2026-11-21"
 }

@@ -143,6 +143,41 @@ import Testing
         #expect(catalog.page.calls.count == 2)
     }
 
+    @Test func cancellingARefreshShowsThePhaseItReplacedAndLoadingMoreWorksAgain() async {
+        let viewModel = await appeared(with: [first], total: 2)
+        let gate = Gate()
+        catalog.page.handle { [first] _ in
+            await gate.wait()
+            return ProductPage(products: [first], totalCount: 2)
+        }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { viewModel.phase == .loading }
+
+        refresh.cancel()
+        gate.open()
+        await refresh.value
+
+        #expect(viewModel.state == loaded([first], total: 2))
+        catalog.page.returns(ProductPage(products: [second], totalCount: 2))
+        await viewModel.loadMore()
+        #expect(viewModel.state == loaded([first, second]))
+    }
+
+    @Test func aSearchCancelledWhileWaitingForQuietLetsTheFeedReloadTheList() async {
+        let viewModel = await appeared(with: [first])
+        let search = Task { await viewModel.search("x") }
+        await settleUntilSleeping(clock)
+        search.cancel()
+        #expect(await search.value == .cancelled)
+
+        catalog.page.returns(ProductPage(products: [first, second], totalCount: 2))
+        events.publish(.productCreated(second))
+        await settle { viewModel.products.count == 2 }
+        var expected = loaded([first, second])
+        expected.query = "x"
+        #expect(viewModel.state == expected)
+    }
+
     @Test func deletingTheSelectionClearsItAndReloads() async throws {
         let viewModel = await appeared(with: [first, second])
         try viewModel.toggleSelection(second.id)

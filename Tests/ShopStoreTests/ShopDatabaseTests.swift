@@ -47,6 +47,21 @@ import Testing
         #expect(a.totalCount == 240)
     }
 
+    @Test func anInMemoryCopyHasTheSameContentsAndChangesApart() async throws {
+        let original = try ShopDatabase(path: ":memory:")
+        try await ShopServices.testing(original).cart.add(productId: "p-0001", quantity: 2)
+        let copy = try original.inMemoryCopy()
+        let query = ProductQuery(searchText: "oak", sort: .newest, limit: 200)
+        #expect(try await ShopServices.testing(copy).catalog.page(query) == ShopServices.testing(original).catalog.page(query))
+        #expect(try await ShopServices.testing(copy).cart.cart().lines.map(\.quantity) == [2])
+        #expect(try await copy.appliedMigrations() == original.appliedMigrations())
+
+        try await ShopServices.testing(copy).cart.clear()
+        #expect(try await ShopServices.testing(copy).cart.cart().lines.isEmpty)
+        #expect(try await ShopServices.testing(original).cart.cart().lines.count == 1)
+        #expect(copy.path == ":memory:")
+    }
+
     @Test func seedMakesLargeCatalogsWithWiderIds() async throws {
         let database = try ShopDatabase(path: ":memory:")
         try await database.seed(products: 12_345)

@@ -7,12 +7,20 @@ import ViewModelBinding
 /// The composition root of `storefront serve`: one connection, the ViewModel host and every ViewModel
 /// definition over one set of services.
 @MainActor
-struct ServerAssembly {
-    let connection: Connection
-    let host: ViewModelHost
+public struct ServerAssembly {
+    /// The JSON-RPC connection the transport feeds.
+    public let connection: Connection
+    /// The ViewModels on the wire, installed on ``connection``.
+    public let host: ViewModelHost
 
     /// Wires a connection answering through `outbox` to ViewModels over `services`.
-    init(services: ShopServices, clock: any Clock<Duration>, outbox: Outbox, logger: Logger) {
+    ///
+    /// - Parameters:
+    ///   - services: the shop's services (live over the store in the server).
+    ///   - clock: the clock the ViewModels debounce and time out with.
+    ///   - outbox: where the connection writes.
+    ///   - logger: the stderr log channel.
+    public init(services: ShopServices, clock: any Clock<Duration>, outbox: Outbox, logger: Logger) {
         connection = Connection(
             identity: ServerIdentity(
                 name: "storefront", version: StorefrontVersion.current, protocolVersion: StorefrontVersion.protocolVersion),
@@ -28,13 +36,13 @@ struct ServerAssembly {
                 "batches": true,
                 "cancelRequest": true,
             ],
-            hook: { params in
+            hook: { [weak host] params in
                 guard let requested = params.capabilities?["stateUpdates"] else { return }
                 guard let mode = requested.stringValue.flatMap(StateUpdateMode.init(rawValue:)) else {
                     throw RPCError.invalidParams(
                         parameter: "capabilities.stateUpdates", reason: "must be \"patch\" or \"snapshot\"")
                 }
-                host.updateMode = mode
+                host?.updateMode = mode
             })
         connection.describeNotification(MethodDescription(
             name: "viewModel/changed",

@@ -1,0 +1,131 @@
+import Shop
+
+/// Counts the service calls under way, so that the harness can tell when nothing is left to happen.
+///
+/// The live services do their work on the store's queue and on the cooperative pool, where the main
+/// queue cannot see it. Every call from a ViewModel goes through one of the decorators below, which run
+/// on the main actor: the count goes up before the call leaves the main actor and down after it is back,
+/// in the same job that then resumes the ViewModel. So when the count is zero and the main queue is
+/// empty, no task can still make progress.
+@MainActor
+final class ServiceCallCounter {
+    /// Calls started and not yet returned.
+    private(set) var outstanding = 0
+
+    /// Runs `call`, counting it while it is under way.
+    func count<Result: Sendable>(_ call: () async throws -> Result) async throws -> Result {
+        outstanding += 1
+        defer { outstanding -= 1 }
+        return try await call()
+    }
+}
+
+extension ShopServices {
+    /// These services, each call counted by `counter`.
+    @MainActor
+    func counted(by counter: ServiceCallCounter) -> ShopServices {
+        ShopServices(
+            catalog: CountedCatalogService(base: catalog, counter: counter),
+            favorites: CountedFavoritesService(base: favorites, counter: counter),
+            cart: CountedCartService(base: cart, counter: counter),
+            orders: CountedOrderService(base: orders, counter: counter),
+            pricing: CountedPricingService(base: pricing, counter: counter),
+            recommendations: CountedRecommendationService(base: recommendations, counter: counter),
+            events: events)
+    }
+}
+
+// Six decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
+
+struct CountedCatalogService: CatalogService {
+    let base: any CatalogService
+    let counter: ServiceCallCounter
+
+    @MainActor func page(_ query: ProductQuery) async throws -> ProductPage {
+        try await counter.count { try await base.page(query) }
+    }
+    @MainActor func product(id: String) async throws -> Product {
+        try await counter.count { try await base.product(id: id) }
+    }
+    @MainActor func categories() async throws -> [CategorySummary] {
+        try await counter.count { try await base.categories() }
+    }
+    @MainActor func featured(limit: Int) async throws -> [Product] {
+        try await counter.count { try await base.featured(limit: limit) }
+    }
+    @MainActor func create(_ product: NewProduct) async throws -> Product {
+        try await counter.count { try await base.create(product) }
+    }
+    @MainActor func delete(ids: [String]) async throws {
+        try await counter.count { try await base.delete(ids: ids) }
+    }
+}
+
+struct CountedFavoritesService: FavoritesService {
+    let base: any FavoritesService
+    let counter: ServiceCallCounter
+
+    @MainActor func isFavorite(productId: String) async throws -> Bool {
+        try await counter.count { try await base.isFavorite(productId: productId) }
+    }
+    @MainActor func setFavorite(productId: String, isFavorite: Bool) async throws {
+        try await counter.count { try await base.setFavorite(productId: productId, isFavorite: isFavorite) }
+    }
+    @MainActor func favorites() async throws -> [Product] {
+        try await counter.count { try await base.favorites() }
+    }
+}
+
+struct CountedCartService: CartService {
+    let base: any CartService
+    let counter: ServiceCallCounter
+
+    @MainActor func cart() async throws -> Cart {
+        try await counter.count { try await base.cart() }
+    }
+    @MainActor func add(productId: String, quantity: Int) async throws -> Cart {
+        try await counter.count { try await base.add(productId: productId, quantity: quantity) }
+    }
+    @MainActor func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+        try await counter.count { try await base.setQuantity(productId: productId, quantity: quantity) }
+    }
+    @MainActor func remove(productId: String) async throws -> Cart {
+        try await counter.count { try await base.remove(productId: productId) }
+    }
+    @MainActor func clear() async throws -> Cart {
+        try await counter.count { try await base.clear() }
+    }
+    @MainActor func checkout() async throws -> Order {
+        try await counter.count { try await base.checkout() }
+    }
+}
+
+struct CountedOrderService: OrderService {
+    let base: any OrderService
+    let counter: ServiceCallCounter
+
+    @MainActor func recentOrders(limit: Int) async throws -> [Order] {
+        try await counter.count { try await base.recentOrders(limit: limit) }
+    }
+}
+
+struct CountedPricingService: PricingService {
+    let base: any PricingService
+    let counter: ServiceCallCounter
+
+    @MainActor func taxRate(categoryId: String) async throws -> Int {
+        try await counter.count { try await base.taxRate(categoryId: categoryId) }
+    }
+    @MainActor func tax(for lines: [CartLine]) async throws -> Money {
+        try await counter.count { try await base.tax(for: lines) }
+    }
+}
+
+struct CountedRecommendationService: RecommendationService {
+    let base: any RecommendationService
+    let counter: ServiceCallCounter
+
+    @MainActor func recommendations(limit: Int) async throws -> [Product] {
+        try await counter.count { try await base.recommendations(limit: limit) }
+    }
+}
