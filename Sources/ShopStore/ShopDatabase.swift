@@ -41,6 +41,7 @@ public final class ShopDatabase: Sendable {
     init(path: String, writer: any DatabaseWriter) {
         self.path = path
         self.writer = writer
+        commits = GroupCommit(writer: writer)
     }
 
     /// The settings of every connection: the busy timeout and foreign keys.
