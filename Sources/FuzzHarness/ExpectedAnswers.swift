@@ -23,6 +23,10 @@ struct ExpectedAnswers {
         var method: String
         /// `params.viewModel`, when it is a string.
         var handle: String?
+        /// The position in dispatch order (the index in ``calls``).
+        var sequence: Int
+        /// Whether it came in a batch.
+        var inBatch: Bool
     }
 
     /// The answers owed outside batches.
@@ -53,19 +57,19 @@ struct ExpectedAnswers {
             return
         }
         guard case .array(let elements) = value else {
-            if let single = owed(by: value) { singles.append(single) }
+            if let single = owed(by: value, inBatch: false) { singles.append(single) }
             return
         }
         guard !elements.isEmpty, elements.count <= maxBatchLength else {
             singles.append(Single(id: .null, mustBeError: true))
             return
         }
-        let ids = elements.compactMap { owed(by: $0)?.id }
+        let ids = elements.compactMap { owed(by: $0, inBatch: true)?.id }
         if !ids.isEmpty { batches.append(ids) }
     }
 
     /// The answer one message owes, if any.
-    private mutating func owed(by value: JSONValue) -> Single? {
+    private mutating func owed(by value: JSONValue, inBatch: Bool) -> Single? {
         guard case .object(let members) = value else { return Single(id: .null, mustBeError: true) }
         var id: JSONValue?
         if let raw = members["id"] {
@@ -85,7 +89,9 @@ struct ExpectedAnswers {
         default: return Single(id: id ?? .null, mustBeError: true)
         }
         guard let id else { return nil }
-        calls.append(Call(id: id, method: name, handle: members["params"]?["viewModel"]?.stringValue))
+        calls.append(Call(
+            id: id, method: name, handle: members["params"]?["viewModel"]?.stringValue, sequence: calls.count,
+            inBatch: inBatch))
         return Single(id: id, mustBeError: false)
     }
 }

@@ -16,8 +16,8 @@ import Glibc
 /// Each ``run(_:)`` builds a fresh server with `ServerAssembly` (the composition root of `serve`) over a
 /// new in-memory store (a copy of one seeded store), cuts the input into reads (``ChunkPlan``), and for each read does what
 /// `StdioTransport` does: decode frames in auto mode, hand each to the connection, run the main queue so
-/// that started tasks reach their first suspension, and write out (here: collect) the output. Reading
-/// stops after `exit`. Then it lets everything finish: every request, every ViewModel task, every store
+/// that started tasks reach their first suspension, and write out (here: collect) the output; after
+/// some reads the client waits until everything has finished. Reading stops after `exit`. Then it lets everything finish: every request, every ViewModel task, every store
 /// call (the clock is an ``ImmediateClock``, so debounces and timers end at once). It asks
 /// `viewModel/get` of every open ViewModel, closes them, and checks:
 ///
@@ -78,12 +78,12 @@ public struct FuzzHarness {
         MainQueueExecutor.install()
         var report = FuzzReport()
         var checker = OutputChecker()
-        let chunks = ChunkPlan(for: input).chunks(of: input)
-        checkSplitInvariance(input, chunks: chunks, checker: &checker)
+        let plan = ChunkPlan(for: input)
+        checkSplitInvariance(plan.body(of: input), chunks: plan.chunks(of: input), checker: &checker)
 
         let counter = ServiceCallCounter()
         var survivors = Survivors()
-        guard let events = serve(chunks, counter: counter, report: &report, checker: &checker, survivors: &survivors) else {
+        guard let events = serve(input, plan: plan, counter: counter, report: &report, checker: &checker, survivors: &survivors) else {
             report.violations = checker.violations
             return report
         }
@@ -106,7 +106,7 @@ public struct FuzzHarness {
     /// ViewModel. Returns the change feed (to count what is still subscribed once all else is gone), or
     /// `nil` when the store could not be opened.
     private func serve(
-        _ chunks: [ArraySlice<UInt8>], counter: ServiceCallCounter,
+        _ input: [UInt8], plan: ChunkPlan, counter: ServiceCallCounter,
         report: inout FuzzReport, checker: inout OutputChecker, survivors: inout Survivors
     ) -> ShopEvents? {
         let database: ShopDatabase
@@ -129,7 +129,7 @@ public struct FuzzHarness {
 
         var expected = ExpectedAnswers(maxBatchLength: configuration.maxBatchLength)
         var decoder = FrameDecoder(choice: .auto, maxMessageBytes: configuration.maxMessageBytes)
-        for chunk in chunks {
+        for (chunk, waits) in zip(plan.chunks(of: input), plan.waits) {
             // As StdioTransport.readInput: everything one read brings is dispatched in one turn.
             decoder.append(chunk)
             while let event = decoder.next() {
@@ -146,6 +146,10 @@ public struct FuzzHarness {
             }
             cmq_drain_main_queue()
             write(connection.outbox, to: &output)
+            if waits, !settle(counter: counter, connection: connection, output: &output) {
+                checker.fail("still under way after \(configuration.hangSeconds) s without progress or \(configuration.maxDrains) turns: \(connection.inFlightCount) requests, \(counter.outstanding) service calls")
+                break
+            }
             for handle in host.openHandles {
                 survivors.watch(host.openModel(handle), as: "\(handle) (\(host.openModel(handle).map { type(of: $0) }.map(String.init(describing:)) ?? "?"))")
             }
@@ -191,7 +195,7 @@ public struct FuzzHarness {
     }
 
     /// The decoder must give the same frames for the input whole and cut into `chunks`.
-    private func checkSplitInvariance(_ input: [UInt8], chunks: [ArraySlice<UInt8>], checker: inout OutputChecker) {
+    private func checkSplitInvariance(_ input: ArraySlice<UInt8>, chunks: [ArraySlice<UInt8>], checker: inout OutputChecker) {
         func frames(_ pieces: [ArraySlice<UInt8>]) -> ([FrameDecoder.Event], Framing?) {
             var decoder = FrameDecoder(choice: .auto, maxMessageBytes: configuration.maxMessageBytes)
             var events: [FrameDecoder.Event] = []
@@ -201,10 +205,19 @@ public struct FuzzHarness {
             }
             return (events, decoder.framing)
         }
-        let whole = frames([input[...]])
+        let whole = frames([input])
         let split = frames(chunks)
         if whole.0 != split.0 || whole.1 != split.1 {
-            checker.fail("the decoder gives \(split.0.count) frames for the input cut \(chunks.map(\.count)), \(whole.0.count) for it whole")
+            let index = zip(whole.0, split.0).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(whole.0.count, split.0.count)
+            func event(_ events: [FrameDecoder.Event]) -> String {
+                guard index < events.count else { return "nothing" }
+                switch events[index] {
+                case .message(let body): return "message \(OutputChecker.excerpt(body))"
+                case .error(let error): return "error \(error)"
+                }
+            }
+            checker.fail("the decoder's frame \(index) is \(event(split.0)) for the input cut \(chunks.map(\.count)), \(event(whole.0)) for it whole")
         }
     }
 

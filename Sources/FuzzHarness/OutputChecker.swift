@@ -5,7 +5,7 @@ import JSONRPC
 /// Reads everything the server wrote in one fuzz iteration and records each way it breaks the protocol:
 /// output that is not framed JSON, messages that are not JSON-RPC 2.0, a request answered twice or never,
 /// state notifications whose versions skip or whose patches do not apply, an action answered before the
-/// notification of the version it reports.
+/// notification of the version it reports, and the lifecycle rules (`OutputChecker+Lifecycle.swift`).
 struct OutputChecker {
     /// What went wrong, one sentence each.
     private(set) var violations: [String] = []
@@ -38,25 +38,32 @@ struct OutputChecker {
         var singles: [JSONValue] = []
         var singleErrors: [JSONValue: Int] = [:]
         var batches: [[JSONValue]] = []
-        for message in messages {
+        var log = AnswerLog()
+        for (position, message) in messages.enumerated() {
             switch message {
             case .array(let elements):
                 guard !elements.isEmpty else {
                     fail("an empty array was written")
                     continue
                 }
-                for element in elements { checkResponse(element, callsById: callsById, inBatch: true) }
+                for element in elements {
+                    checkResponse(element, callsById: callsById, inBatch: true)
+                    log.note(element, at: position, callsById: callsById)
+                }
                 batches.append(elements.map { $0["id"] ?? .null })
             case .object(let members) where members["method"] != nil:
                 checkNotification(members)
+                if case .string(let handle)? = members["params"]?["viewModel"] { log.notifications[handle, default: []].append(position) }
             default:
                 checkResponse(message, callsById: callsById, inBatch: false)
+                log.note(message, at: position, callsById: callsById)
                 let id = message["id"] ?? .null
                 singles.append(id)
                 if message["error"] != nil { singleErrors[id, default: 0] += 1 }
             }
         }
         compare(singles: singles, errors: singleErrors, batches: batches, expected: expected)
+        checkLifecycle(expected.calls, log: log)
     }
 
     /// Records a violation.

@@ -13,6 +13,9 @@ extension JSONValue {
     ///
     /// Strings may contain `\u0000`. Integers too large for 64 bits are read as doubles rather than
     /// failing the whole text, so that a request with an out-of-range number still has a readable id.
+    /// In such a text every number is read as a double first; those that are whole and below 2^53 in
+    /// magnitude come back as exactly the integers written, larger ones stay doubles (a double cannot
+    /// tell 2^53 + 1 from 2^53, and an id must never be answered as a neighbouring number).
     /// Nesting deeper than ``maximumNestingDepth`` is an error (jansson's guard against deep recursion).
     ///
     /// - Parameter bytes: UTF-8 text; invalid UTF-8 is an error.
@@ -116,7 +119,7 @@ extension JSONValue {
             self = .integer(Int64(json_integer_value(json)))
         case JSON_REAL:
             let real = json_real_value(json)
-            if integersReadAsReals, let integer = Int64(exactly: real) {
+            if integersReadAsReals, let integer = Int64(exactly: real), integer.magnitude < 1 << 53 {
                 self = .integer(integer)
             } else {
                 self = .double(real)

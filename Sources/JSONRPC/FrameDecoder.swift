@@ -29,6 +29,9 @@ public struct FrameDecoder: Sendable {
         case body(Int)
         /// Content-Length: skipping this many bytes of an oversized body.
         case skippingBody(Int)
+        /// Content-Length: skipping a header block over the size limit (reported when it was found too
+        /// long), up to the next `Content-Length` header.
+        case skippingHeader
         /// Content-Length: skipping bytes that are not a header, this many so far. They run to the end of
         /// their line or to the next `Content-Length` header and are reported once, when they end, so
         /// that the report does not depend on how the bytes arrived.
@@ -146,6 +149,15 @@ public struct FrameDecoder: Sendable {
                     return nil
                 }
                 state = .headers
+            case .skippingHeader:
+                guard let header = findHeaderStart(from: start) else {
+                    start = buffer.count
+                    return nil
+                }
+                start = header
+                // The buffer may end inside what looks like the start of a header: wait for more bytes.
+                guard hasPrefixIgnoringCase("content-length", at: start, partialOK: false) else { return nil }
+                state = .headers
             case .skippingJunk(let skipped):
                 var index = start
                 var ended = false
@@ -213,11 +225,14 @@ public struct FrameDecoder: Sendable {
             state = .skippingJunk(0)
             return nil
         }
+        // Too long is decided on the block's own length, whether it has arrived whole or not, so that the
+        // answer does not depend on how the bytes arrived. The block ends at the first \n of its
+        // terminator, of which the last two bytes buffered may be the start.
         guard let end = findHeaderEnd() else {
-            guard bufferedByteCount > Self.maxHeaderBytes else { return nil }
-            start = findHeaderStart(from: start + 1) ?? buffer.count
-            return .error(.invalidHeader("header block longer than \(Self.maxHeaderBytes) bytes"))
+            guard bufferedByteCount > Self.maxHeaderBytes + 2 else { return nil }
+            return headerBlockTooLong()
         }
+        guard end.blockEnd - start <= Self.maxHeaderBytes else { return headerBlockTooLong() }
         let block = String(decoding: buffer[start..<end.blockEnd], as: UTF8.self)
         start = end.bodyStart
         var length: Int?
@@ -243,6 +258,13 @@ public struct FrameDecoder: Sendable {
         }
         state = .body(length)
         return nil
+    }
+
+    /// Reports the header block at `start` as too long and skips it, up to the next `Content-Length`.
+    private mutating func headerBlockTooLong() -> Event {
+        start += 1
+        state = .skippingHeader
+        return .error(.invalidHeader("header block longer than \(Self.maxHeaderBytes) bytes"))
     }
 
     private mutating func skipWhitespace() {

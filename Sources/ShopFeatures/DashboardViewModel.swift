@@ -25,6 +25,10 @@ public final class DashboardViewModel {
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private var loadTasks: [DashboardSection: Task<Void, Never>] = [:]
+    /// Counts each section's loads, so that a load can tell whether it is still the current one.
+    @ObservationIgnored private var loadGenerations: [DashboardSection: Int] = [:]
+    /// The phase each section's loads replaced, shown again if the current one is abandoned.
+    @ObservationIgnored private var phasesBeforeLoad: [DashboardSection: Phase] = [:]
 
     /// One section's phase and items.
     public struct Section<Item: Equatable & Sendable>: Equatable, Sendable {
@@ -114,16 +118,21 @@ public final class DashboardViewModel {
     @discardableResult
     private func startLoad(_ section: DashboardSection, showsLoading: Bool) -> Task<Void, Never> {
         loadTasks[section]?.cancel()
+        let generation = loadGenerations[section, default: 0] + 1
+        loadGenerations[section] = generation
+        if phase(of: section) != .loading { phasesBeforeLoad[section] = phase(of: section) }
         if showsLoading { setPhase(.loading, of: section) }
         let task: Task<Void, Never> = switch section {
         case .featured:
-            load(section, { [catalog] in try await catalog.featured(limit: Self.productLimit) }) { $0.featured.items = $1 }
+            load(section, generation, { [catalog] in try await catalog.featured(limit: Self.productLimit) }) { $0.featured.items = $1 }
         case .categories:
-            load(section, { [catalog] in try await catalog.categories() }) { $0.categories.items = $1 }
+            load(section, generation, { [catalog] in try await catalog.categories() }) { $0.categories.items = $1 }
         case .recentOrders:
-            load(section, { [orders] in try await orders.recentOrders(limit: Self.recentOrderLimit) }) { $0.recentOrders.items = $1 }
+            load(section, generation, { [orders] in try await orders.recentOrders(limit: Self.recentOrderLimit) }) {
+                $0.recentOrders.items = $1
+            }
         case .recommended:
-            load(section, { [recommendations] in try await recommendations.recommendations(limit: Self.productLimit) }) {
+            load(section, generation, { [recommendations] in try await recommendations.recommendations(limit: Self.productLimit) }) {
                 $0.recommended.items = $1
             }
         }
@@ -133,20 +142,33 @@ public final class DashboardViewModel {
 
     private func load<Items: Sendable>(
         _ section: DashboardSection,
+        _ generation: Int,
         _ fetch: @escaping @Sendable () async throws -> Items,
         apply: @escaping @MainActor (DashboardViewModel, Items) -> Void
     ) -> Task<Void, Never> {
         Task { [weak self] in
+            var shown = false
+            defer { if !shown { self?.loadEnded(section, generation: generation) } }
             do {
                 let items = try await fetch()
                 guard let self, !Task.isCancelled else { return }
                 apply(self, items)
                 self.setPhase(.loaded, of: section)
+                shown = true
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
                 self.setPhase(.failed(info), of: section)
+                shown = true
             }
         }
+    }
+
+    /// A section's load ended without showing a result. If it was still the current one (its caller
+    /// was cancelled: nothing newer replaced it), nothing else will finish it: the section goes back to
+    /// the phase it had before, rather than showing `loading` for ever.
+    private func loadEnded(_ section: DashboardSection, generation: Int) {
+        guard loadGenerations[section] == generation, phase(of: section) == .loading else { return }
+        setPhase(phasesBeforeLoad[section] ?? .idle, of: section)
     }
 
     private func phase(of section: DashboardSection) -> Phase {

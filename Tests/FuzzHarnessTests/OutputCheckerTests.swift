@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import JSONRPC
 import Testing
@@ -6,8 +7,11 @@ import Testing
 /// The checks themselves, on hand-written output: each kind of broken promise is reported, and a correct
 /// exchange is not.
 @Suite struct OutputCheckerTests {
-    /// The violations found in `output` (one message per line) for `input` (one message per line).
-    func violations(input: [String], output: [String], framing: Framing = .newlineDelimited) -> [String] {
+    /// The violations found in `output` (one message per line) for `input` (one message per line), both
+    /// after an `initialize` and its answer unless `initialized` is false.
+    func violations(input: [String], output: [String], framing: Framing = .newlineDelimited, initialized: Bool = true) -> [String] {
+        let input = (initialized ? [#"{"jsonrpc":"2.0","id":"init","method":"initialize"}"#] : []) + input
+        let output = (initialized ? [#"{"jsonrpc":"2.0","id":"init","result":{}}"#] : []) + output
         var expected = ExpectedAnswers(maxBatchLength: 4)
         for line in input { expected.noteMessage(ArraySlice(line.utf8)) }
         var bytes: [UInt8] = []
@@ -108,6 +112,31 @@ import Testing
         #expect(violations(input: input, output: output) == ["v1: an answer's state differs from the patched mirror at version 2"])
     }
 
+    @Test func lifecycleRulesAreChecked() {
+        let ping = #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#
+        let open = #"{"jsonrpc":"2.0","id":2,"method":"viewModel/open","params":{"type":"cart"}}"#
+        let refused = #"{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Server not initialized"}}"#
+        #expect(violations(input: [ping, open], output: [#"{"jsonrpc":"2.0","id":1,"result":{}}"#, refused], initialized: false) == [])
+        #expect(violations(input: [open], output: [opened.replacingOccurrences(of: #""id":1"#, with: #""id":2"#)], initialized: false)
+            == ["viewModel/open (id 2) before initialize was not refused with -32002"])
+
+        let action = #"{"jsonrpc":"2.0","id":3,"method":"cart/clear","params":{"viewModel":"v1"}}"#
+        let shutdown = #"{"jsonrpc":"2.0","id":4,"method":"shutdown"}"#
+        #expect(violations(input: [action, shutdown, ping], output: [
+            #"{"jsonrpc":"2.0","id":4,"result":null}"#, #"{"jsonrpc":"2.0","id":3,"result":{"version":1}}"#,
+            #"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        ]) == ["shutdown answered before cart/clear (id 3), dispatched before it", "ping (id 1) after shutdown succeeded"])
+
+        let close = #"{"jsonrpc":"2.0","id":5,"method":"viewModel/close","params":{"viewModel":"v1"}}"#
+        #expect(violations(input: [self.open, close], output: [
+            opened, #"{"jsonrpc":"2.0","id":5,"result":null}"#, changed(version: 2, patch: "[]"),
+        ]) == ["v1 sent a notification (message 3) after its close answered (message 2)"])
+
+        #expect(violations(input: [#"{"jsonrpc":"2.0","id":6,"method":"cart/add","params":{}}"#], output: [
+            #"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Invalid params"}}"#,
+        ]) == [#"cart/add (id 6) answered error {"code":-32602,"message":"Invalid params"} without the documented data"#])
+    }
+
     @Test func workShownInProgressIsFoundAtAnyDepth() {
         let state: JSONValue = [
             "phase": "loaded", "checkoutPhase": "submitting", "isLoadingMore": true,
@@ -126,5 +155,14 @@ import Testing
         #expect(ChunkPlan(for: input) == plan)
         #expect(plan.chunks(of: input).flatMap { $0 } == input)
         #expect(ChunkPlan(for: []).lengths == [])
+        #expect(plan.waits.count == plan.lengths.count)
+    }
+
+    @Test func aLinesDirectiveSendsOneLinePerReadAndWaitsAfterEach() {
+        let input = Array("#!lines\n{\"a\":1}\n\n{\"b\":2}".utf8)
+        let plan = ChunkPlan(for: input)
+        #expect(plan.chunks(of: input).map { String(decoding: $0, as: UTF8.self) } == ["{\"a\":1}\n", "\n", "{\"b\":2}"])
+        #expect(plan.waits == [true, true, true])
+        #expect(Array(plan.body(of: input)) == Array("{\"a\":1}\n\n{\"b\":2}".utf8))
     }
 }

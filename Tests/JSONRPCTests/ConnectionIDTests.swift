@@ -23,6 +23,18 @@ import Testing
         #expect(await harness.answer(to: #"[{"jsonrpc":"2.0","id":\#(idText),"method":"ping"}]"#) == [result([:], id: id)])
     }
 
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","params":{"n":99999999999999999999}}"#,
+        #"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}"#,
+    ])
+    func anIDThatCannotBeReadExactlyIsAnsweredAsUnreadable(_ message: String) async {
+        // Read through doubles (another number, or the id itself, is too large for 64 bits), the id could
+        // only be echoed as a neighbouring number, which would answer a request the client never sent.
+        let answer = await ConnectionHarness().answer(to: message)
+        #expect(errorCode(of: answer) == -32600)
+        #expect(answer?["id"] == .null)
+    }
+
     @Test func writesIntegerIDsAsIntegersAndStringIDsAsStrings() {
         let harness = ConnectionHarness()
         harness.send(#"{"jsonrpc":"2.0","id":-42,"method":"ping"}"#)

@@ -65,6 +65,28 @@ import Testing
         }
     }
 
+    /// A header block of `padding` bytes plus 23 (exactly the 8 KiB limit at 8169), then a frame.
+    static func headerBlock(padding: Int) -> [UInt8] {
+        Array(("Content-Length: 3\r\nX: " + String(repeating: "a", count: padding) + "\r\n\r\n[1]" + lspFrame("[2]")).utf8)
+    }
+
+    @Test(arguments: [8_169, 8_170, 8_171, 9_000])
+    func aHeaderBlockOverTheLimitIsRefusedHoweverItArrives(padding: Int) {
+        let bytes = Self.headerBlock(padding: padding)
+        let whole = decode([bytes], choice: .lsp)
+        let first: Decoded.Event = padding <= 8_169 ? .message("[1]") : .error(.invalidHeader("header block longer than 8192 bytes"))
+        #expect(whole.events == [first, .message("[2]")])
+        let cuts = Array(stride(from: 0, through: bytes.count, by: 61)) + Array(8_180...8_200)
+        for cut in cuts where cut <= bytes.count {
+            #expect(decode([bytes[..<cut], bytes[cut...]], choice: .lsp) == whole, "cut at byte \(cut)")
+        }
+        var generator = SplitMix64(seed: UInt64(padding))
+        for round in 0..<20 {
+            let chunks = randomChunks(of: bytes, maxLength: [3, 64, 700, 5_000][round % 4], using: &generator)
+            #expect(decode(chunks, choice: .lsp) == whole, "chunks \(chunks.map(\.count))")
+        }
+    }
+
     @Test func theInputsCoverMessagesAndErrors() {
         let events = Self.inputs.flatMap { decode([$0.bytes], choice: $0.choice, maxMessageBytes: $0.maxMessageBytes).events }
         #expect(events.contains { if case .message = $0 { true } else { false } })

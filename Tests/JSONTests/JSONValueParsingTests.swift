@@ -25,6 +25,16 @@ import Testing
         #expect(value["n"] == .double(1.2345678901234568e29))
     }
 
+    @Test func aTooLargeIntegerNeverTurnsAnotherNumberIntoADifferentInteger() throws {
+        let overflow = #""n":123456789012345678901234567890"#
+        let value = try JSONValue(parsing: #"{"a":9007199254740993,"b":-9223372036854775809,"c":9223372036854775807,"d":-9007199254740991,\#(overflow)}"#)
+        #expect(value["a"] == .double(9_007_199_254_740_992))  // not the integer 9007199254740992
+        #expect(value["b"] == .double(-9_223_372_036_854_775_808))  // not Int64.min
+        #expect(value["c"] == .double(9_223_372_036_854_775_807))
+        #expect(value["d"] == -9_007_199_254_740_991)  // below 2^53: exact
+        #expect(try JSONValue(parsing: "-9223372036854775809") == .double(-9_223_372_036_854_775_808))
+    }
+
     @Test func reportsWhereTheTextIsBroken() {
         #expect(throws: JSONParseError.self) { try JSONValue(parsing: #"{"a":}"#) }
         do {

@@ -63,6 +63,20 @@ import Testing
         #expect(orders.recentOrders.calls == [3])
     }
 
+    @Test func cancellingAReloadShowsThePhasesItReplaced() async {
+        let viewModel = await appeared()
+        let gate = Gate()
+        catalog.featured.handle { [featured] _ in await gate.wait(); return featured }
+        let reload = Task { await viewModel.reload() }
+        await settle { viewModel.state.featured.phase == .loading && gate.waiting == 1 }
+
+        reload.cancel()
+        gate.open()
+        await reload.value
+
+        #expect(viewModel.state == loaded)
+    }
+
     @Test func aFailingSectionFailsAlone() async {
         setUpServices()
         recommendations.recommendations.fails(ShopError.serviceUnavailable("recommendations"))

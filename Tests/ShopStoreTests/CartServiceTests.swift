@@ -47,6 +47,14 @@ import Testing
         #expect(try await services.cart.cart() == before)
     }
 
+    @Test func addingSoManyThatTheLineWouldOverflowIsRefusedNotATrap() async throws {
+        let item = try await product(stock: 4, maximum: 3)
+        let before = try await services.cart.add(productId: item.id, quantity: 1)
+        let refusal = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: .max) }
+        #expect(refusal?.reason == "quantityExceedsStock")
+        #expect(try await services.cart.cart() == before)
+    }
+
     @Test func addingAnOutOfStockProductIsRefused() async throws {
         let item = try await product(stock: 0, maximum: 3)
         let error = await #expect(throws: ShopError.self) { try await services.cart.add(productId: item.id, quantity: 1) }
@@ -173,5 +181,17 @@ import Testing
             try await services.catalog.create(NewProduct(name: "abc", description: "", price: Money(minorUnits: 1), categoryId: "nope"))
         }
         #expect(unknown?.reason == "categoryNotFound")
+    }
+
+    @Test func aProductPricedAboveTheMaximumIsRefusedSoTotalsCannotOverflow() async throws {
+        let dear = await #expect(throws: ShopError.self) {
+            try await services.catalog.create(NewProduct(
+                name: "Gold kettle", description: "", price: Money(decimalString: "999999999999999.99")!, categoryId: "home"))
+        }
+        #expect(dear?.details.keys.sorted() == ["price"])
+        let mostExpensive = try await services.catalog.create(NewProduct(
+            name: "Silver kettle", description: "", price: ProductRules.maximumPrice, categoryId: "home"))
+        let cart = try await services.cart.add(productId: mostExpensive.id, quantity: mostExpensive.maxPerOrder)
+        #expect(cart.subtotal == ProductRules.maximumPrice * mostExpensive.maxPerOrder)
     }
 }
