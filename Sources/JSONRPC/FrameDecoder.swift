@@ -196,8 +196,8 @@ public struct FrameDecoder: Sendable {
             scannedLineBytes = 0
         }
         switch state {
-        case .detecting, .skippingLine, .skippingBody:
-            return nil
+        case .detecting, .skippingLine, .skippingBody, .skippingHeader:
+            return nil  // Nothing, or the rest of something already answered.
         case .line:
             var end = buffer.count
             if end > start, buffer[end - 1] == 0x0D { end -= 1 }
