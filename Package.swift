@@ -40,14 +40,23 @@ let package = Package(
             dependencies: ["JSON", "CMainQueue", .product(name: "Logging", package: "swift-log")]
         ),
         // The shop's models, service interfaces and change feed. No I/O.
-        .target(name: "Shop"),
+        // Services run on their caller's executor (the main actor) up to their database call, instead of
+        // hopping to the global pool and back around it: each hop is a thread wake-up per request.
+        .target(name: "Shop", swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
         // Live services over an embedded SQLite database, seeding and fault injection.
         .target(
             name: "ShopStore",
-            dependencies: ["Shop", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Shop", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
-        // The five ViewModels.
-        .target(name: "ShopFeatures", dependencies: ["Shop"]),
+        // The five ViewModels. Their async closures run where they are called (the main actor), so that
+        // service calls reach the store in the order the actions came.
+        .target(
+            name: "ShopFeatures", dependencies: ["Shop"],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
         // ViewModels on the wire: open/close, actions, versioned JSON Patch state streaming.
         .target(
             name: "ViewModelBinding",
@@ -70,7 +79,7 @@ let package = Package(
         // Benchmarks over real pipes; prints figures, asserts nothing.
         .executableTarget(
             name: "StorefrontBench",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["JSON", "JSONPatch", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The fuzz harness: arbitrary bytes through framing, parsing and dispatch into the real server,
         // then checks of the output (one response per request, valid JSON-RPC, consistent patches).
@@ -101,7 +110,11 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["JSON"]),
+        // GRDB: the durability tests read the database file the killed servers wrote.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["JSON", "JSONPatch", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness", "JSON", "JSONRPC"]),
     ]
 )

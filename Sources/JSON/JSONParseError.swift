@@ -6,7 +6,7 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     public var line: Int
     /// The 1-based column of the error (in characters), or -1 when unknown.
     public var column: Int
-    /// The byte offset of the error from the start of the input.
+    /// The byte offset of the error from the start of the input, or -1 when unknown.
     public var position: Int
 
     /// Creates an error from its parts.
@@ -17,8 +17,8 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
         self.position = position
     }
 
-    /// `"<text> at line L, column C (byte P)"`.
+    /// `"<text> at line L, column C (byte P)"`, or only the text when the position is unknown.
     public var description: String {
-        "\(text) at line \(line), column \(column) (byte \(position))"
+        line < 0 ? text : "\(text) at line \(line), column \(column) (byte \(position))"
     }
 }

@@ -32,11 +32,17 @@ extension JSONValue {
             root = json_loadb(base ?? cj_empty(), bytes.count, Int(flags | JSON_DECODE_INT_AS_REAL), &error)
             integersReadAsReals = true
         }
-        guard let root else { throw JSONParseError(error) }
+        let tooDeep = "nesting deeper than \(Self.maximumNestingDepth) levels"
+        guard let root else {
+            guard json_error_code(&error) != json_error_stack_overflow else {
+                // jansson's own, higher depth limit: say which limit applies.
+                throw JSONParseError(text: tooDeep, line: Int(error.line), column: Int(error.column), position: Int(error.position))
+            }
+            throw JSONParseError(error)
+        }
         defer { cj_decref(root) }
         guard Self.nestingDepth(of: root, limit: Self.maximumNestingDepth) <= Self.maximumNestingDepth else {
-            throw JSONParseError(
-                text: "nesting deeper than \(Self.maximumNestingDepth) levels", line: -1, column: -1, position: 0)
+            throw JSONParseError(text: tooDeep, line: -1, column: -1, position: -1)
         }
         self = JSONValue(borrowing: root, integersReadAsReals: integersReadAsReals)
     }

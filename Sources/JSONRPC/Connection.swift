@@ -132,7 +132,7 @@ public final class Connection {
         logger.notice("framing error", metadata: ["error": "\(framingError)"])
         let error: RPCError = switch framingError {
         case .messageTooLarge: .invalidRequest(framingError.description)
-        case .invalidHeader, .unexpectedBytes: .parseError(framingError.description)
+        case .invalidHeader, .unexpectedBytes, .truncated: .parseError(framingError.description)
         }
         outbox.enqueue(error.response(id: nil))
     }

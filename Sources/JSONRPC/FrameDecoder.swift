@@ -46,11 +46,19 @@ public struct FrameDecoder: Sendable {
 
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Newline-delimited: how many bytes after `start` are known to hold no newline, so that a long line
+    /// arriving in many reads is scanned once, not from its start on every read.
+    private var scannedLineBytes = 0
     private var state: State
 
     /// A decoder for one framing, or for whichever the first bytes show.
+    ///
+    /// - Parameters:
+    ///   - choice: the framing, or `auto`.
+    ///   - maxMessageBytes: the largest message body; at most `Int.max / 2` is used, so that the bounds
+    ///     computed from it cannot overflow.
     public init(choice: FramingChoice, maxMessageBytes: Int) {
-        self.maxMessageBytes = maxMessageBytes
+        self.maxMessageBytes = min(maxMessageBytes, Int.max / 2)
         switch choice {
         case .auto:
             framing = nil
@@ -100,13 +108,16 @@ public struct FrameDecoder: Sendable {
                     state = .line
                 }
             case .line:
-                guard let newline = find(0x0A) else {
+                guard let newline = find(0x0A, from: start + scannedLineBytes) else {
+                    scannedLineBytes = bufferedByteCount
                     // One byte more than the limit may be the `\r` of a `\r\n` ending.
                     guard bufferedByteCount > maxMessageBytes + 1 else { return nil }
                     start = buffer.count
+                    scannedLineBytes = 0
                     state = .skippingLine
                     return .error(.messageTooLarge(limit: maxMessageBytes))
                 }
+                scannedLineBytes = 0
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
                 let line = buffer[start..<end]
@@ -115,7 +126,7 @@ public struct FrameDecoder: Sendable {
                 if line.allSatisfy(isWhitespace) { continue }
                 return .message(line)
             case .skippingLine:
-                guard let newline = find(0x0A) else {
+                guard let newline = find(0x0A, from: start) else {
                     start = buffer.count
                     return nil
                 }
@@ -172,6 +183,34 @@ public struct FrameDecoder: Sendable {
                 state = .headers
                 return .error(.unexpectedBytes(count: total))
             }
+        }
+    }
+
+    /// Ends the input: call once `next()` has returned `nil` and no more bytes will come. Returns what the
+    /// unfinished bytes were: the last line of newline-delimited input, which needs no `\n` at the end of
+    /// the input; an error for a Content-Length frame cut short or for junk; `nil` when nothing was left.
+    public mutating func finish() -> Event? {
+        defer {
+            buffer = []
+            start = 0
+            scannedLineBytes = 0
+        }
+        switch state {
+        case .detecting, .skippingLine, .skippingBody, .skippingHeader:
+            return nil  // Nothing, or the rest of something already answered.
+        case .line:
+            var end = buffer.count
+            if end > start, buffer[end - 1] == 0x0D { end -= 1 }
+            let line = buffer[start..<end]
+            if line.count > maxMessageBytes { return .error(.messageTooLarge(limit: maxMessageBytes)) }
+            return line.allSatisfy(isWhitespace) ? nil : .message(line)
+        case .headers:
+            skipWhitespace()
+            return start < buffer.count ? .error(.truncated(received: bufferedByteCount, expected: nil)) : nil
+        case .body(let length):
+            return .error(.truncated(received: bufferedByteCount, expected: length))
+        case .skippingJunk(let skipped):
+            return .error(.unexpectedBytes(count: skipped + bufferedByteCount))
         }
     }
 
@@ -232,18 +271,21 @@ public struct FrameDecoder: Sendable {
         while start < buffer.count, isWhitespace(buffer[start]) { start += 1 }
     }
 
-    private func find(_ byte: UInt8) -> Int? {
-        guard start < buffer.count else { return nil }
+    /// The index of the first `byte` at or after `from`.
+    private func find(_ byte: UInt8, from: Int) -> Int? {
+        guard from < buffer.count else { return nil }
         return buffer.withUnsafeBytes { raw -> Int? in
-            guard let found = memchr(raw.baseAddress! + start, Int32(byte), buffer.count - start) else { return nil }
+            guard let found = memchr(raw.baseAddress! + from, Int32(byte), buffer.count - from) else { return nil }
             return UnsafeRawPointer(found) - raw.baseAddress!
         }
     }
 
-    /// The end of the header block starting at `start` (`\r\n\r\n`, or `\n\n` from lenient clients).
+    /// The end of the header block starting at `start` (`\r\n\r\n`, or `\n\n` from lenient clients), if
+    /// it ends within ``maxHeaderBytes``: a longer block is not found however its bytes arrived.
     private func findHeaderEnd() -> (blockEnd: Int, bodyStart: Int)? {
         var index = start
-        while index < buffer.count {
+        let limit = min(buffer.count, start + Self.maxHeaderBytes + 1)
+        while index < limit {
             if buffer[index] == 0x0A {
                 if index + 1 < buffer.count, buffer[index + 1] == 0x0A { return (index, index + 2) }
                 if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {

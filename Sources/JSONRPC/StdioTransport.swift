@@ -39,6 +39,8 @@ public final class StdioTransport {
     private var decoder: FrameDecoder
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var outputIsNonBlocking = false
+    /// Whether the decoder may hold whole messages not yet dispatched (held back while output is full).
+    private var decoderMayHoldMessages = false
 
     /// A transport reading `input` and writing `output`.
     public init(input: Int32, output: Int32, configuration: Configuration, logger: Logger) {
@@ -61,8 +63,13 @@ public final class StdioTransport {
         let outbox = connection.outbox
         var inputOpen = true
         var deadline: Int64?
+        /// Set when the client closed its input while we were not reading it because it does not read
+        /// its output; cleared when it reads again.
+        var hangUpDeadline: Int64?
 
         while true {
+            // Messages read earlier and held back because their answers had no room.
+            dispatchDecoded(into: connection)
             if connection.exitCode != nil, inputOpen {
                 // `exit`: read no more; let requests in flight answer and the output drain, within the limit.
                 inputOpen = false
@@ -76,14 +83,24 @@ public final class StdioTransport {
                     return connection.exitCode ?? 0
                 }
             }
-            let wantInput = inputOpen && outbox.pending.count < configuration.maxPendingOutputBytes
-                && connection.inFlightCount < configuration.maxInFlightRequests
+            let wantInput = inputOpen && !decoderMayHoldMessages && hasRoom(connection)
+            if wantInput { hangUpDeadline = nil }
+            if let hangUpDeadline, now() >= hangUpDeadline {
+                logger.warning("the client closed its input and reads no output; exiting",
+                               metadata: ["pendingBytes": "\(outbox.pending.count)", "inFlight": "\(connection.inFlightCount)"])
+                return connection.exitCode ?? 0
+            }
+            // While the output is full the input is not read, so its end would never be seen: watch it
+            // for a hang-up instead (POLLHUP needs no events), and then give the client the drain time.
+            let watchHangUp = inputOpen && hangUpDeadline == nil
+                && outbox.pending.count >= configuration.maxPendingOutputBytes
             var descriptors = [
                 pollfd(fd: mainQueue, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wantInput ? input : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wantInput || watchHangUp ? input : -1, events: wantInput ? Int16(POLLIN) : 0, revents: 0),
                 pollfd(fd: outbox.pending.isEmpty || !outputIsNonBlocking ? -1 : output, events: Int16(POLLOUT), revents: 0),
             ]
-            let timeout = deadline.map { Int32(clamping: max(0, $0 - now())) } ?? -1
+            let timeout = [deadline, hangUpDeadline].compactMap { $0 }.min()
+                .map { Int32(clamping: max(0, $0 - now())) } ?? -1
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -93,7 +110,10 @@ public final class StdioTransport {
             if descriptors[0].revents != 0 {
                 cmq_drain_main_queue()
             }
-            if descriptors[1].revents != 0 {
+            if descriptors[1].revents != 0, !wantInput {
+                hangUpDeadline = now() + Int64(configuration.drainTimeoutMilliseconds)
+                logger.debug("the client closed its input while its output is full")
+            } else if descriptors[1].revents != 0 {
                 if !readInput(into: connection) {
                     inputOpen = false
                     deadline = now() + Int64(configuration.drainTimeoutMilliseconds)
@@ -110,23 +130,52 @@ public final class StdioTransport {
         }
     }
 
-    /// Reads once and dispatches every complete message. Returns false at end of input.
+    /// Whether there is room for more work: output pending and requests in flight under their limits.
+    @MainActor
+    private func hasRoom(_ connection: Connection) -> Bool {
+        connection.outbox.pending.count < configuration.maxPendingOutputBytes
+            && connection.inFlightCount < configuration.maxInFlightRequests
+    }
+
+    /// Reads once and dispatches the complete messages there is room for. Returns false at end of input.
     @MainActor
     private func readInput(into connection: Connection) -> Bool {
         let count = readBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
         if count < 0 {
             return errno == EINTR || errno == EAGAIN
         }
-        if count == 0 { return false }
-        readBuffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        while let event = decoder.next() {
-            if let framing = decoder.framing { connection.outbox.framing = framing }
-            switch event {
-            case .message(let body): connection.receive(body)
-            case .error(let error): connection.receive(framingError: error)
-            }
+        if count == 0 {
+            // End of input: a last line without its newline is still a message; a cut frame is answered.
+            if let event = decoder.finish() { dispatch(event, to: connection) }
+            return false
         }
+        readBuffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        decoderMayHoldMessages = true
+        dispatchDecoded(into: connection)
         return true
+    }
+
+    /// Dispatches decoded messages while there is room, checking before each: one read holds hundreds of
+    /// small requests, and their answers (a `viewModel/get` answers a whole state) could otherwise
+    /// overshoot the pending-output limit many times over. The rest wait in the decoder.
+    @MainActor
+    private func dispatchDecoded(into connection: Connection) {
+        while decoderMayHoldMessages, hasRoom(connection) {
+            guard let event = decoder.next() else {
+                decoderMayHoldMessages = false
+                return
+            }
+            dispatch(event, to: connection)
+        }
+    }
+
+    @MainActor
+    private func dispatch(_ event: FrameDecoder.Event, to connection: Connection) {
+        if let framing = decoder.framing { connection.outbox.framing = framing }
+        switch event {
+        case .message(let body): connection.receive(body)
+        case .error(let error): connection.receive(framingError: error)
+        }
     }
 
     /// Writes what the output takes now (all of it when the output is blocking). Returns false when the

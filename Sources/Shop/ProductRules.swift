@@ -23,18 +23,18 @@ public enum ProductRules {
             ? "Description must be at most \(maximumDescriptionLength) characters." : nil
     }
 
-    /// The highest price a product may have: far above any real one, and low enough that line totals,
-    /// cart totals and tax (a price times quantity times a rate in basis points) stay within `Int64`.
+    /// The highest unit price: it keeps every cart total and its tax (amount times basis points) far
+    /// inside 64-bit cents.
     public static let maximumPrice = Money(minorUnits: 100_000_000)
 
-    /// Checks a price: greater than zero and at most ``maximumPrice``.
+    /// Checks a price: greater than zero, at most ``maximumPrice``.
     public static func priceError(_ price: Money) -> String? {
         if !price.isPositive { return "Price must be greater than zero." }
-        if maximumPrice < price { return "Price must be at most \(maximumPrice)." }
-        return nil
+        return price > maximumPrice ? "Price must be at most \(maximumPrice)." : nil
     }
 
-    /// Checks price text: a positive decimal with at most two decimals, such as `"12.50"`.
+    /// Checks price text: a positive decimal with at most two decimals, such as `"12.50"`, at most
+    /// ``maximumPrice``.
     public static func priceTextError(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return "Price is required." }

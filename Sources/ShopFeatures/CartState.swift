@@ -1,18 +1,18 @@
 import Shop
 
 /// Everything the cart screen shows, as one value.
+///
+/// Shaped for small patches: a line carries no total of its own (a client shows `unitPrice × quantity`),
+/// and the four figures that every change moves together sit in one ``CartTotals`` value, so a one-line
+/// quantity change is two operations: the line's `quantity` and the whole `totals`.
 public struct CartState: Codable, Equatable, Sendable {
     public var phase: PhaseName
     /// The load's failure, or else the last failed change's; `null` when none.
     @ExplicitNull public var error: ErrorInfo?
     /// In the order products were first added.
     public var lines: [CartLineSnapshot]
-    public var subtotal: Money
-    /// From the pricing rules (the cart service prices the cart).
-    public var tax: Money
-    public var total: Money
-    /// Units across all lines.
-    public var itemCount: Int
+    /// Units, subtotal, tax and total of the shown lines.
+    public var totals: CartTotals
     public var checkoutPhase: SubmitPhaseName
     /// The last checkout's operational failure; `null` otherwise.
     @ExplicitNull public var checkoutError: ErrorInfo?
@@ -20,19 +20,39 @@ public struct CartState: Codable, Equatable, Sendable {
     @ExplicitNull public var lastOrder: OrderSnapshot?
 }
 
-/// One cart line.
+/// One cart line. Its total is `unitPrice × quantity`, exact in minor units; clients compute it.
 public struct CartLineSnapshot: Codable, Equatable, Sendable {
     public var productId: String
     public var name: String
     public var unitPrice: Money
     public var quantity: Int
-    public var lineTotal: Money
 
     init(_ line: CartLine) {
         productId = line.productId
         name = line.name
         unitPrice = line.unitPrice
         quantity = line.quantity
-        lineTotal = line.lineTotal
+    }
+}
+
+/// The cart's figures, as priced by the cart service.
+public struct CartTotals: Codable, Equatable, Sendable {
+    /// Units across all lines.
+    public var itemCount: Int
+    /// The sum of the line totals.
+    public var subtotal: Money
+    /// From the pricing rules (the cart service prices the cart).
+    public var tax: Money
+    /// `subtotal + tax`.
+    public var total: Money
+}
+
+extension CartTotals {
+    /// The figures of a priced cart (kept out of the type's body so the memberwise initializer remains).
+    init(_ cart: Cart) {
+        itemCount = cart.itemCount
+        subtotal = cart.subtotal
+        tax = cart.tax
+        total = cart.total
     }
 }

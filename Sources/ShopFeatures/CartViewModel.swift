@@ -38,17 +38,15 @@ public final class CartViewModel {
 
     /// The shown lines.
     public var lines: [CartLine] { cart?.lines ?? [] }
-    public var subtotal: Money { cart?.subtotal ?? .zero }
-    public var tax: Money { cart?.tax ?? .zero }
-    public var total: Money { cart?.total ?? .zero }
-    public var itemCount: Int { cart?.itemCount ?? 0 }
+    /// Units, subtotal, tax and total of the shown cart; zero before it loads.
+    public var totals: CartTotals { CartTotals(cart ?? .empty) }
 
     /// The whole state as one value.
     public var state: CartState {
         CartState(
             phase: phase.name, error: phase.error ?? actionError, lines: lines.map(CartLineSnapshot.init),
-            subtotal: subtotal, tax: tax, total: total, itemCount: itemCount, checkoutPhase: checkoutPhase.name,
-            checkoutError: checkoutPhase.error, lastOrder: lastOrder.map(OrderSnapshot.init))
+            totals: totals, checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
+            lastOrder: lastOrder.map(OrderSnapshot.init))
     }
 
     // MARK: Lifecycle
@@ -88,18 +86,19 @@ public final class CartViewModel {
     }
 
     /// Sets a line's quantity; 0 removes the line.
+    ///
+    /// Whether the line exists is the store's to say, not the cart shown: a change still on its way
+    /// (an `add` just before, not yet applied) may have created it.
     /// - Throws: ``ShopError`` `invalidQuantity` (negative), `notInCart`, `quantityExceedsStock` or
     ///   `quantityExceedsMaximum`; the cart does not change.
     public func setQuantity(productId: String, quantity: Int) async throws {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
-        if let cart, cart.line(for: productId) == nil { throw ShopError.notInCart(productId) }
         try await change { try await $0.setQuantity(productId: productId, quantity: quantity) }
     }
 
-    /// Removes a line.
+    /// Removes a line (the store decides whether it exists, as for ``setQuantity(productId:quantity:)``).
     /// - Throws: ``ShopError`` `notInCart`.
     public func remove(productId: String) async throws {
-        if let cart, cart.line(for: productId) == nil { throw ShopError.notInCart(productId) }
         try await change { try await $0.remove(productId: productId) }
     }
 

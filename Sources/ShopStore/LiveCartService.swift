@@ -21,23 +21,23 @@ struct LiveCartService: CartService {
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
-            let current = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_line WHERE productId = ?",
-                                           arguments: [productId]) ?? 0
-            // Saturating: a sum past Int.max is above any stock, and must not trap the server.
-            let (total, overflow) = current.addingReportingOverflow(quantity)
-            try Self.checkAvailability(of: product, quantity: overflow ? .max : total)
-            try db.execute(sql: """
+            let current = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE productId = ?"), arguments: [productId]) ?? 0
+            // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
+            let total = current.addingReportingOverflow(quantity)
+            try Self.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
+            try db.cachedStatement(sql: """
                 INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
                 ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                """, arguments: [productId, quantity])
+                """).execute(arguments: [productId, quantity])
         }
     }
 
     func setQuantity(productId: String, quantity: Int) async throws -> Cart {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
         return try await change { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId = ?)",
-                                    arguments: [productId]) == true
+            guard try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId = ?)"), arguments: [productId]) == true
             else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
                 try db.execute(sql: "DELETE FROM cart_line WHERE productId = ?", arguments: [productId])
@@ -47,7 +47,7 @@ struct LiveCartService: CartService {
                 throw ShopError.productNotFound(productId)
             }
             try Self.checkAvailability(of: product, quantity: quantity)
-            try db.execute(sql: "UPDATE cart_line SET quantity = ? WHERE productId = ?", arguments: [quantity, productId])
+            try db.cachedStatement(sql: "UPDATE cart_line SET quantity = ? WHERE productId = ?").execute(arguments: [quantity, productId])
         }
     }
 
@@ -67,7 +67,7 @@ struct LiveCartService: CartService {
     func checkout() async throws -> Order {
         let createdAt = StoredDate.date(StoredDate.milliseconds(now()))
         let (order, cart) = try await StorageError.mapping {
-            try await database.writer.write { db in
+            try await database.commits.write { db in
                 let cart = try StoredRows.cart(db)
                 guard !cart.isEmpty else { throw ShopError.emptyCart }
                 for line in cart.lines {
@@ -106,10 +106,11 @@ struct LiveCartService: CartService {
         return order
     }
 
-    /// Runs a change in one transaction, bumps the cart revision, and publishes the new cart after the commit.
+    /// Runs a change atomically (in a savepoint of a group commit), bumps the cart revision, and
+    /// publishes the new cart after the commit.
     private func change(_ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
         let cart = try await StorageError.mapping {
-            try await database.writer.write { db in
+            try await database.commits.write { db in
                 try body(db)
                 try StoredRows.bumpCartRevision(db)
                 return try StoredRows.cart(db)

@@ -12,40 +12,10 @@ struct LiveCatalogService: CatalogService {
     static let maximumPageSize = 200
 
     func page(_ query: ProductQuery) async throws -> ProductPage {
-        let limit = min(max(query.limit, 0), Self.maximumPageSize)
-        let offset = max(query.offset, 0)
-        var conditions: [String] = []
-        var arguments = StatementArguments()
-        switch ProductSearch.filter(for: query.searchText) {
-        case .everything:
-            break
-        case .nothing:
-            conditions.append("0")
-        case .match(let expression):
-            conditions.append("p.seq IN (SELECT rowid FROM product_fts WHERE product_fts MATCH ?)")
-            _ = arguments.append(contentsOf: [expression])
-        }
-        if let categoryId = query.categoryId {
-            conditions.append("p.categoryId = ?")
-            _ = arguments.append(contentsOf: [categoryId])
-        }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let order = switch query.sort {
-        case .name: "p.name COLLATE NOCASE, p.id"
-        case .price: "p.price, p.id"
-        case .newest: "p.createdAt DESC, p.id"
-        }
-        let countArguments = arguments
-        let pageArguments = arguments + [limit, offset]
+        let reader = ProductPageReader(
+            query: query, limit: min(max(query.limit, 0), Self.maximumPageSize), offset: max(query.offset, 0))
         return try await StorageError.mapping {
-            try await database.writer.read { db in
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM product p \(whereClause)", arguments: countArguments) ?? 0
-                let products = try StoredRows.products(db, sql: """
-                    SELECT \(StoredRows.productColumns) FROM product p \(whereClause)
-                    ORDER BY \(order) LIMIT ? OFFSET ?
-                    """, arguments: pageArguments)
-                return ProductPage(products: products, totalCount: total)
-            }
+            try await database.writer.read { db in try reader.read(db) }
         }
     }
 

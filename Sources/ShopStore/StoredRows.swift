@@ -23,19 +23,22 @@ enum StoredRows {
 
     /// One product, or `nil`.
     static func product(_ db: Database, id: String) throws -> Product? {
-        try Row.fetchOne(db, sql: "SELECT \(productColumns) FROM product p WHERE p.id = ?", arguments: [id])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(productColumns) FROM product p WHERE p.id = ?"), arguments: [id])
             .map(product)
     }
 
     /// The cart, priced, as it is in this transaction.
+    ///
+    /// This and the other statements of every cart change are cached (compiled once per connection):
+    /// compiling them each time was a tenth of the server's CPU time per `cart/add`.
     static func cart(_ db: Database) throws -> Cart {
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM cart_line c
             JOIN product p ON p.id = c.productId
             JOIN category k ON k.id = p.categoryId
             ORDER BY c.seq
-            """)
+            """))
         var lines: [CartLine] = []
         var taxed: [(amount: Money, taxRate: Int)] = []
         for row in rows {
@@ -45,13 +48,13 @@ enum StoredRows {
             lines.append(line)
             taxed.append((line.lineTotal, row[5]))
         }
-        let revision = try Int64.fetchOne(db, sql: "SELECT revision FROM cart_revision WHERE id = 1") ?? 0
+        let revision = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM cart_revision WHERE id = 1")) ?? 0
         return Cart(lines: lines, tax: TaxRules.tax(taxed), revision: revision)
     }
 
     /// Marks the cart as changed.
     static func bumpCartRevision(_ db: Database) throws {
-        try db.execute(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE id = 1")
+        try db.cachedStatement(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE id = 1").execute()
     }
 
     /// The next value of a table's AUTOINCREMENT counter (never reused, even after deletes).

@@ -31,8 +31,8 @@ final class ServerChild {
     private var chunk = [UInt8](repeating: 0, count: 65_536)
     private static let timeoutMilliseconds: Int32 = 30_000
 
-    /// Starts `path serve --framing <framing>`; its stdin and stdout are non-blocking pipes.
-    init(path: String, framing: WireFraming) throws {
+    /// Starts `path serve --framing <framing> <arguments>`; its stdin and stdout are non-blocking pipes.
+    init(path: String, framing: WireFraming, arguments extraArguments: [String] = []) throws {
         self.framing = framing
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw BenchError(description: "pipe: errno \(errno)") }
@@ -42,7 +42,7 @@ final class ServerChild {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
-        let arguments: [String] = [path, "serve", "--framing", framing.rawValue]
+        let arguments: [String] = [path, "serve", "--framing", framing.rawValue] + extraArguments
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
@@ -83,15 +83,40 @@ final class ServerChild {
         }
     }
 
+    /// Reads the next message, whatever it is, and returns its body (the frame's bytes without framing).
+    func readMessage() throws -> ArraySlice<UInt8> {
+        while true {
+            if let body = try takeFrame() { return inbox[body] }
+            try wait(for: output, events: POLLIN)
+            guard try readSome() else { throw BenchError(description: "the server closed stdout") }
+        }
+    }
+
+    /// A `kB` figure of `/proc/<pid>/status`, such as `VmRSS` (resident now) or `VmHWM` (peak resident).
+    func memoryKiB(_ field: String) throws -> Int {
+        guard let file = fopen("/proc/\(pid)/status", "r") else { throw BenchError(description: "cannot read /proc/\(pid)/status") }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard text.hasPrefix(field + ":") else { continue }
+            if let kib = Int(text.dropFirst(field.count + 1).filter(\.isNumber)) { return kib }
+        }
+        throw BenchError(description: "no \(field) in /proc/\(pid)/status")
+    }
+
     /// Writes `bytes` (holding one request for each of `ids`) as fast as the pipe takes them while reading
     /// answers in the same poll loop; checks that every id comes back exactly once.
-    func pipeline(_ bytes: [UInt8], ids: Range<Int64>) throws {
+    /// State-change notifications in between are counted and skipped; the count is returned.
+    @discardableResult
+    func pipeline(_ bytes: [UInt8], ids: Range<Int64>) throws -> Int {
         let count = ids.count
+        var notifications = 0
         var seen = [Bool](repeating: false, count: count)
         var received = 0
         var offset = 0
         while received < count {
-            var descriptors = [
+            var descriptors: [pollfd] = [
                 pollfd(fd: output, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: offset < bytes.count ? input : -1, events: Int16(POLLOUT), revents: 0),
             ]
@@ -101,7 +126,7 @@ final class ServerChild {
             if descriptors[1].revents != 0 { offset += try writeSome(bytes, from: offset) }
             if descriptors[0].revents != 0 {
                 guard try readSome() else { throw BenchError(description: "the server closed stdout after \(received) answers") }
-                while let id = try takeAnswer() {
+                while let id = try takeAnswer(skippingNotifications: &notifications) {
                     guard ids.contains(id), !seen[Int(id - ids.lowerBound)] else {
                         throw BenchError(description: "unexpected or repeated id \(id)")
                     }
@@ -110,6 +135,7 @@ final class ServerChild {
                 }
             }
         }
+        return notifications
     }
 
     /// Closes stdin, reads to the end of stdout, reaps the server and returns its peak RSS in KiB.
@@ -164,6 +190,33 @@ final class ServerChild {
     /// Takes one framed answer off the inbox and returns its id, or nil when none is complete. An answer
     /// must be a success (`"result"`) with an integer id.
     private func takeAnswer() throws -> Int64? {
+        var notifications = 0
+        return try takeAnswer(skippingNotifications: &notifications)
+    }
+
+    /// Like ``takeAnswer()``, but skips (and counts) `viewModel/changed` notifications.
+    private func takeAnswer(skippingNotifications notifications: inout Int) throws -> Int64? {
+        var frame = try takeFrame()
+        while let body = frame, find(Array(#""method":"viewModel/changed""#.utf8), from: body.lowerBound, to: body.upperBound) != nil {
+            notifications += 1
+            frame = try takeFrame()
+        }
+        guard let body = frame else { return nil }
+        guard find(Array(#""result":"#.utf8), from: body.lowerBound, to: body.upperBound) != nil,
+              let idStart = find(Array(#""id":"#.utf8), from: body.lowerBound, to: body.upperBound)
+        else {
+            throw BenchError(description: "unexpected answer: \(String(decoding: inbox[body], as: UTF8.self))")
+        }
+        let digits = inbox[(idStart + 5)..<body.upperBound].prefix { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
+        guard let id = Int64(String(decoding: digits, as: UTF8.self)) else {
+            throw BenchError(description: "answer without an integer id: \(String(decoding: inbox[body], as: UTF8.self))")
+        }
+        return id
+    }
+
+    /// Takes one frame off the inbox and returns where its body is in the inbox (valid until the next
+    /// read), or nil when none is complete.
+    private func takeFrame() throws -> Range<Int>? {
         let body: Range<Int>
         switch framing {
         case .ndjson:
@@ -180,16 +233,7 @@ final class ServerChild {
             body = (headerEnd + 4)..<(headerEnd + 4 + length)
             inboxStart = body.upperBound
         }
-        guard find(Array(#""result":"#.utf8), from: body.lowerBound, to: body.upperBound) != nil,
-              let idStart = find(Array(#""id":"#.utf8), from: body.lowerBound, to: body.upperBound)
-        else {
-            throw BenchError(description: "unexpected answer: \(String(decoding: inbox[body], as: UTF8.self))")
-        }
-        let digits = inbox[(idStart + 5)..<body.upperBound].prefix { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
-        guard let id = Int64(String(decoding: digits, as: UTF8.self)) else {
-            throw BenchError(description: "answer without an integer id: \(String(decoding: inbox[body], as: UTF8.self))")
-        }
-        return id
+        return body
     }
 
     /// Where `needle` first occurs in the inbox between `start` and `end`.

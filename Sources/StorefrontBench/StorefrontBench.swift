@@ -9,13 +9,25 @@ import Glibc
 struct StorefrontBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storefront-bench",
-        abstract: "Measure storefront serve over real pipes: start-up, sequential ping latency, pipelined throughput.",
-        discussion: "Every answer's id is checked: each request must be answered exactly once."
+        abstract: "Measure storefront serve over real pipes and print a table.",
+        discussion: """
+            Protocol figures (each framing): start-up to the initialize answer, sequential ping latency, pipelined \
+            throughput, and peak memory under a flood of pipelined requests. Shop figures (on a catalog seeded with \
+            --products, created on first use): first catalog page, search after its debounce, durable cart/add rate, \
+            the patch of a one-line change in a 100-line cart, and memory with every ViewModel open. Every answer is \
+            checked; nothing is asserted about speed.
+            """
     )
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, load
+
+        /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
+        var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
+
+        /// What runs when no --mode is given: everything but the long reliability load.
+        static let standard = allCases.filter { $0 != .load }
     }
 
     @Option(help: "The storefront executable (default: storefront next to this executable).")
@@ -30,8 +42,29 @@ struct StorefrontBench: ParsableCommand {
     @Option(help: "Runs per measurement, each with a new server (for startup: the number of spawns).")
     var runs = 10
 
-    @Option(help: "What to measure, comma-separated: startup, latency, throughput.")
-    var mode = "startup,latency,throughput"
+    @Option(help: "Pipelined pings of the flood measurement (peak memory under load).")
+    var flood = 200_000
+
+    @Option(help: "Runs of each shop measurement, each with a new server.")
+    var domainRuns = 3
+
+    @Option(help: "cart/add calls per shop run (half one at a time, half pipelined).")
+    var adds = 1_000
+
+    @Option(help: "Products in the large catalog of the shop measurements.")
+    var products = 100_000
+
+    @Option(help: "The large catalog's database; seeded with --products when it does not exist (default: in /tmp).")
+    var catalog: String?
+
+    @Option(help: "What to measure, comma-separated: \(Mode.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var mode = Mode.standard.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Pipelined pings of the load measurement.")
+    var loadPings = 1_000_000
+
+    @Option(help: "Actions written at once (each round) in the load measurement.")
+    var inFlight = 10_000
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
@@ -39,8 +72,16 @@ struct StorefrontBench: ParsableCommand {
     @Flag(help: "Print one JSON line per measurement instead of a table.")
     var json = false
 
+    @Flag(help: "Also print details (the measured patch).")
+    var verbose = false
+
+    /// The large catalog's database.
+    var catalogPath: String { catalog ?? "/tmp/storefront-bench-catalog-\(products).sqlite" }
+
     func validate() throws {
-        guard n > 0, warmup >= 0, runs > 0 else { throw ValidationError("-n and --runs must be positive, --warmup not negative") }
+        guard n > 0, warmup >= 0, runs > 0, flood > 0, domainRuns > 0, adds >= 100, products > 0, loadPings > 0, inFlight > 0 else {
+            throw ValidationError("-n, --runs, --flood, --domain-runs and --products must be positive, --adds at least 100, --warmup not negative")
+        }
         _ = try modes()
         _ = try framings()
     }
@@ -50,31 +91,53 @@ struct StorefrontBench: ParsableCommand {
         guard access(path, X_OK) == 0 else {
             throw ValidationError("no executable at \(path): build it (swift build -c release --product storefront) or pass --server")
         }
+        let selected = try modes()
+        let folder = try TemporaryFolder()
+        let database = folder.path + "/protocol.sqlite"
+        if selected.contains(where: \.isProtocol) {
+            // The first start creates and seeds the database; measured starts open it, as an editor's do.
+            _ = try ServerChild(path: path, framing: .ndjson, arguments: ["--database", database]).finish()
+        }
+        if selected.contains(where: { !$0.isProtocol }) { try prepareCatalog(path) }
         if !json {
-            print("storefront-bench: \(path); n \(n), warmup \(warmup), runs \(runs)")
+            print("storefront-bench: \(path); n \(n), warmup \(warmup), runs \(runs); shop: \(products) products, runs \(domainRuns)")
             print(Measurement.tableHeader)
         }
-        for mode in try modes() {
-            for framing in try framings() {
-                let measurement = switch mode {
-                case .startup: try startup(path, framing)
-                case .latency: try latency(path, framing)
-                case .throughput: try throughput(path, framing)
-                }
-                print(json ? measurement.jsonLine : measurement.tableRow)
+        for mode in selected {
+            let measurements: [Measurement] = switch mode {
+            case .startup: try framings().map { try startup(path, $0, database: database) }
+            case .latency: try framings().map { try latency(path, $0, database: database) }
+            case .throughput: try framings().map { try throughput(path, $0, database: database, count: n, runs: runs) }
+            case .flood: try framings().map { try throughput(path, $0, database: database, count: flood, runs: 1, name: "flood") }
+            case .open: try catalogOpening(path, catalog: catalogPath)
+            case .search: try searching(path, catalog: catalogPath)
+            case .cart: try cartAdding(path, catalog: catalogPath)
+            case .patch: try patchSize(path, catalog: catalogPath)
+            case .memory: try memory(path, catalog: catalogPath)
+            case .load: try load(path, database: database)
             }
+            for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }
+    }
+
+    /// Seeds the large catalog unless it exists.
+    private func prepareCatalog(_ path: String) throws {
+        guard access(catalogPath, F_OK) != 0 else { return }
+        let start = monotonicNanoseconds()
+        try runToCompletion([path, "seed", "--products", String(products), "--database", catalogPath])
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        printToStandardError("storefront-bench: seeded \(products) products into \(catalogPath) in \((seconds * 10).rounded() / 10) s\n")
     }
 
     // MARK: Measurements
 
     /// Spawn to the `initialize` answer, `runs` times.
-    func startup(_ path: String, _ framing: WireFraming) throws -> Measurement {
+    func startup(_ path: String, _ framing: WireFraming, database: String) throws -> Measurement {
         var milliseconds: [Double] = []
         var peak = 0
         for _ in 0..<runs {
             let start = monotonicNanoseconds()
-            let child = try ServerChild(path: path, framing: framing)
+            let child = try ServerChild(path: path, framing: framing, arguments: ["--database", database])
             try initialize(child)
             milliseconds.append(Double(monotonicNanoseconds() - start) / 1e6)
             peak = max(peak, try child.finish())
@@ -85,12 +148,12 @@ struct StorefrontBench: ParsableCommand {
     }
 
     /// One ping at a time: write it, wait for its answer.
-    func latency(_ path: String, _ framing: WireFraming) throws -> Measurement {
+    func latency(_ path: String, _ framing: WireFraming, database: String) throws -> Measurement {
         var samples: [Double] = []
         var rates: [Double] = []
         var peak = 0
         for _ in 0..<runs {
-            let child = try ServerChild(path: path, framing: framing)
+            let child = try ServerChild(path: path, framing: framing, arguments: ["--database", database])
             try initialize(child)
             let frames = (1...Int64(warmup + n)).map { id in
                 var bytes: [UInt8] = []
@@ -119,25 +182,27 @@ struct StorefrontBench: ParsableCommand {
             ], peakRSSKiB: peak)
     }
 
-    /// `n` pings written as fast as the pipe takes them, answers read in the same loop.
-    func throughput(_ path: String, _ framing: WireFraming) throws -> Measurement {
+    /// `count` pings written as fast as the pipe takes them, answers read in the same loop, `runs` times.
+    func throughput(
+        _ path: String, _ framing: WireFraming, database: String, count: Int, runs: Int, name: String = "throughput"
+    ) throws -> Measurement {
         var rates: [Double] = []
         var peak = 0
         for _ in 0..<runs {
-            let child = try ServerChild(path: path, framing: framing)
+            let child = try ServerChild(path: path, framing: framing, arguments: ["--database", database])
             try initialize(child)
             if warmup > 0 {
                 try child.pipeline(Self.pings(1..<Int64(warmup + 1), framing), ids: 1..<Int64(warmup + 1))
             }
-            let ids = Int64(warmup + 1)..<Int64(warmup + n + 1)
+            let ids = Int64(warmup + 1)..<Int64(warmup + count + 1)
             let bytes = Self.pings(ids, framing)
             let start = monotonicNanoseconds()
             try child.pipeline(bytes, ids: ids)
-            rates.append(Double(n) / (Double(monotonicNanoseconds() - start) / 1e9))
+            rates.append(Double(count) / (Double(monotonicNanoseconds() - start) / 1e9))
             peak = max(peak, try child.finish())
         }
         return Measurement(
-            name: "throughput", framing: framing, runs: runs, count: n,
+            name: name, framing: framing, runs: runs, count: count,
             figures: [("messagesPerSecond", median(rates), "msg/s"), ("minMessagesPerSecond", rates.min()!, "msg/s")],
             peakRSSKiB: peak)
     }
@@ -156,7 +221,7 @@ struct StorefrontBench: ParsableCommand {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"#
     }
 
-    private static func pings(_ ids: Range<Int64>, _ framing: WireFraming) -> [UInt8] {
+    static func pings(_ ids: Range<Int64>, _ framing: WireFraming) -> [UInt8] {
         var bytes: [UInt8] = []
         for id in ids { framing.frame(ping(id), into: &bytes) }
         return bytes

@@ -45,6 +45,8 @@ struct ServeCommand: ParsableCommand {
         // From here on, fd 1 is stderr: stray print() calls cannot corrupt the protocol stream.
         let wire = dup(STDOUT_FILENO)
         dup2(STDERR_FILENO, STDOUT_FILENO)
+        // A mask inherited from the client's spawning thread must not keep SIGTERM from ending us.
+        _ = pc_unblock_all_signals()
         // Exit when the parent dies, even if it left our stdin open.
         _ = pc_signal_when_parent_dies(SIGTERM)
 

@@ -27,8 +27,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
 /// The built `storefront serve`, started over three pipes. Its output is read with a deadline so that
 /// a server that does not answer fails the test instead of hanging it.
 ///
-/// Created on the main actor: the server asks for SIGTERM when the thread that started it ends
-/// (`PR_SET_PDEATHSIG`), and the main thread outlives every test.
+/// Created on the main actor, so that no other server is spawned between `pipe()` and `fcntl()`.
 @MainActor
 final class ServerProcess {
     /// The `storefront` executable: next to the test bundle, else in the package's `.build/debug`.
@@ -54,7 +53,7 @@ final class ServerProcess {
     }
 
     let pid: pid_t
-    private var input: Int32
+    private(set) var input: Int32
     private var output: Int32
     private var errors: Int32
     private var outputBytes: [UInt8] = []
@@ -63,9 +62,21 @@ final class ServerProcess {
     /// How long any one wait may take.
     let timeoutMilliseconds: Int64
 
-    /// Starts `storefront serve` with `arguments`.
-    init(_ arguments: [String], timeoutSeconds: Int64 = 10) throws {
+    /// Starts `storefront serve` with `arguments` (on a private in-memory database unless they name one,
+    /// so that tests never touch the user's default database).
+    convenience init(_ arguments: [String], timeoutSeconds: Int64 = 10) throws {
         guard let path = Self.executablePath else { throw ServerProcessError(description: "\(Self.skipMessage)") }
+        let database = arguments.contains("--database") ? [] : ["--database", ":memory:"]
+        try self.init(command: [path, "serve"] + database + arguments, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Starts `command` (an executable's path, then its arguments) over the three pipes, e.g. a shell
+    /// that starts the server, to test what happens when that intermediate process dies.
+    ///
+    /// With `thread`, the process is started from that thread, as a client that spawns from a worker
+    /// thread does.
+    init(command: [String], timeoutSeconds: Int64 = 10, spawningOn thread: WorkerThread? = nil) throws {
+        let path = command[0]
         signal(SIGPIPE, SIG_IGN)
         timeoutMilliseconds = timeoutSeconds * 1000
         var stdinPipe: [Int32] = [0, 0], stdoutPipe: [Int32] = [0, 0], stderrPipe: [Int32] = [0, 0]
@@ -81,10 +92,12 @@ final class ServerProcess {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], STDERR_FILENO)
-        let argv = ([path, "serve"] + arguments).map { strdup($0) } + [nil]
+        let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, path, &actions, nil, argv, environ)
+        var status: Int32 = 0
+        let spawn = { status = posix_spawn(&child, path, &actions, nil, argv, environ) }
+        if let thread { thread.run(spawn) } else { spawn() }
         close(stdinPipe[0])
         close(stdoutPipe[1])
         close(stderrPipe[1])
@@ -176,6 +189,17 @@ final class ServerProcess {
     func waitForExit() throws -> Int32 {
         let deadline = now() + timeoutMilliseconds
         while output >= 0 || errors >= 0 { try pump(until: deadline) }
+        return try reap(until: deadline)
+    }
+
+    /// Waits for the server to exit without reading its stdout (a client that never reads) and
+    /// returns its exit code.
+    func waitForExitWithoutReading() throws -> Int32 {
+        try reap(until: now() + timeoutMilliseconds)
+    }
+
+    /// Waits for the process to end, until `deadline`, and returns its exit code.
+    private func reap(until deadline: Int64) throws -> Int32 {
         while exitStatus == nil {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
@@ -187,7 +211,7 @@ final class ServerProcess {
             } else if now() >= deadline {
                 throw ServerProcessError(description: "the server did not exit within \(timeoutMilliseconds) ms")
             } else {
-                poll(nil, 0, 1)  // Its descriptors are closed; it is exiting.
+                poll(nil, 0, 1)  // Its descriptors are closed (or not read); it is exiting.
             }
         }
         return exitStatus!
@@ -262,6 +286,77 @@ final class ServerProcess {
 
     private func unexpectedOutput() -> ServerProcessError {
         ServerProcessError(description: "stdout carried bytes that are not a Content-Length frame: \(String(decoding: outputBytes.prefix(200), as: UTF8.self).debugDescription)")
+    }
+
+    // MARK: Faults and resources
+
+    /// Sends `signal` to the process.
+    func sendSignal(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Kills the process with SIGKILL and waits for it to end; returns its status (137).
+    func killAndWait() throws -> Int32 {
+        if exitStatus == nil { kill(pid, SIGKILL) }
+        return try waitForExit()
+    }
+
+    /// A figure in kB from `/proc/<pid>/status`, e.g. `VmHWM` (the peak resident set) or `VmRSS`;
+    /// nil when the process is gone.
+    func statusKilobytes(_ field: String) -> Int? {
+        let descriptor = open("/proc/\(pid)/status", O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.dropFirst(field.count + 1).filter(\.isNumber))
+        }
+        return nil
+    }
+
+    /// Writes as much of `bytes` as the server's stdin takes now, without blocking; returns how many.
+    func writeWithoutBlocking(_ bytes: ArraySlice<UInt8>) throws -> Int {
+        let flags = fcntl(input, F_GETFL)
+        _ = fcntl(input, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(input, F_SETFL, flags) }
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { break }
+                throw ServerProcessError(description: "write to the server failed: errno \(errno)")
+            }
+            offset += written
+        }
+        return offset - bytes.startIndex
+    }
+
+    /// Waits up to `milliseconds` for room in the server's stdin; returns whether there is some.
+    func waitForRoomInInput(milliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+        return poll(&descriptor, 1, milliseconds) > 0 && descriptor.revents & Int16(POLLOUT) != 0
+    }
+
+    /// Waits up to `milliseconds` for output, reads what came, and returns the whole messages received
+    /// so far (none when nothing came; the client may then write or wait again).
+    func receiveAvailable(framing: WireFraming, waitingMilliseconds milliseconds: Int32) throws -> [JSONValue] {
+        var messages: [JSONValue] = []
+        while let message = try takeMessage(framing: framing) { messages.append(message) }
+        guard messages.isEmpty, output >= 0 else { return messages }
+        var descriptors = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
+        if poll(&descriptors, 2, milliseconds) > 0 {
+            if descriptors[0].revents != 0 { readAvailable(from: &output, into: &outputBytes) }
+            if descriptors[1].revents != 0 { readAvailable(from: &errors, into: &errorBytes) }
+        }
+        while let message = try takeMessage(framing: framing) { messages.append(message) }
+        return messages
     }
 
     private func now() -> Int64 {

@@ -22,9 +22,8 @@ import Testing
 
     func state(_ shown: Cart, checkoutPhase: SubmitPhaseName = .idle, lastOrder: Order? = nil) -> CartState {
         CartState(
-            phase: .loaded, error: nil, lines: shown.lines.map(CartLineSnapshot.init), subtotal: shown.subtotal,
-            tax: shown.tax, total: shown.total, itemCount: shown.itemCount, checkoutPhase: checkoutPhase,
-            checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init))
+            phase: .loaded, error: nil, lines: shown.lines.map(CartLineSnapshot.init), totals: CartTotals(shown),
+            checkoutPhase: checkoutPhase, checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init))
     }
 
     @Test func showsTheCartWithTheServicesTotals() async {
@@ -32,10 +31,8 @@ import Testing
         let viewModel = await appeared(with: shown)
         let expected = state(shown)
         #expect(viewModel.state == expected)
-        #expect(expected.subtotal == Money(minorUnits: 4_550))
-        #expect(expected.tax == Money(minorUnits: 455))
-        #expect(expected.total == Money(minorUnits: 5_005))
-        #expect(expected.itemCount == 3)
+        #expect(expected.totals == CartTotals(
+            itemCount: 3, subtotal: Money(minorUnits: 4_550), tax: Money(minorUnits: 455), total: Money(minorUnits: 5_005)))
     }
 
     @Test func addingMergesThroughTheServiceAndShowsItsCart() async throws {
@@ -67,9 +64,18 @@ import Testing
         #expect(tooMany?.reason == "quantityExceedsMaximum")
         let negative = await #expect(throws: ShopError.self) { try await viewModel.setQuantity(productId: book.id, quantity: -1) }
         #expect(negative?.reason == "invalidQuantity")
+        cart.remove.fails(ShopError.notInCart(spade.id))
         let absent = await #expect(throws: ShopError.self) { try await viewModel.remove(productId: spade.id) }
         #expect(absent?.reason == "notInCart")
         #expect(viewModel.state == state(shown))
+    }
+
+    @Test func aLineNotShownYetIsTheStoresToRefuse() async throws {
+        // A client that pipelines `add` then `setQuantity` sends the second before the first is shown.
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1)], revision: 1))
+        cart.setQuantity.returns(priced([Fixture.line(book, quantity: 1), Fixture.line(spade, quantity: 2)], revision: 3))
+        try await viewModel.setQuantity(productId: spade.id, quantity: 2)
+        #expect(viewModel.state.lines.map(\.quantity) == [1, 2])
     }
 
     @Test func quantityZeroRemovesAndClearEmpties() async throws {

@@ -57,6 +57,7 @@ import Testing
     @Test(arguments: [
         ("price", "0", "Price must be greater than zero."),
         ("price", "-1", "Price must be greater than zero."),
+        ("price", "1000000.01", "Price must be at most 1000000.00."),
         ("price", "abc", "Price must be a number with at most two decimals, such as 12.50."),
         ("price", "1000000.01", "Price must be at most 1000000.00."),
         ("name", "  ", "Name is required."),

@@ -26,6 +26,19 @@ import Testing
             """)
     }
 
+    @Test func cartLinesCarryNoTotalAndTheFourFiguresAreOneObject() throws {
+        let lamp = Fixture.product(1, price: 40_099)
+        let cart = Cart(lines: [Fixture.line(lamp, quantity: 2)], tax: Money(minorUnits: 15_238), revision: 1)
+        let state = CartState(
+            phase: .loaded, error: nil, lines: cart.lines.map(CartLineSnapshot.init), totals: CartTotals(cart),
+            checkoutPhase: .idle, checkoutError: nil, lastOrder: nil)
+        #expect(try json(state) == """
+            {"checkoutError":null,"checkoutPhase":"idle","error":null,"lastOrder":null,\
+            "lines":[{"name":"Product 1","productId":"p-0001","quantity":2,"unitPrice":"400.99"}],"phase":"loaded",\
+            "totals":{"itemCount":2,"subtotal":"801.98","tax":"152.38","total":"954.36"}}
+            """)
+    }
+
     @Test func statesRoundTrip() throws {
         let state = CatalogState(
             phase: .failed, error: ErrorInfo(message: "Down", retryable: true), query: "oak", category: nil,

@@ -72,3 +72,46 @@ import Testing
         #expect(try await search("zyxel").isEmpty)
     }
 }
+
+/// Both plans of ``ProductPageReader`` give the same pages and totals.
+@Suite struct ProductPageReaderTests {
+    @Test func walkingAndListingAgreeOnEveryPage() async throws {
+        let database = try ShopDatabase(path: ":memory:")
+        let categories = try await ShopServices.testing(database).catalog.categories().map(\.category.id)
+        var compared = 0
+        for text in ["a", "e", "s", "oak", "st", "b k", "lamp", "zzzz", "", "-"] {
+            for categoryId in [nil] + categories.prefix(2).map(Optional.some) {
+                for sort in [ProductSort.name, .price, .newest] {
+                    for offset in [0, 7, 20] {
+                        let query = ProductQuery(searchText: text, categoryId: categoryId, sort: sort, offset: offset, limit: 20)
+                        let pages = try await database.writer.read { db in
+                            try [ProductPageReader.Plan.listing, .walking, .cheapest].map { plan in
+                                try ProductPageReader(query: query, limit: 20, offset: offset, plan: plan).read(db)
+                            }
+                        }
+                        #expect(pages[0].products.map(\.id) == pages[1].products.map(\.id), "\(query)")
+                        #expect(pages[0].totalCount == pages[1].totalCount, "\(query)")
+                        #expect(pages[0] == pages[2], "\(query)")
+                        compared += 1
+                    }
+                }
+            }
+        }
+        #expect(compared == 270)
+    }
+
+    @Test func seqSetCountsEachSeqOnceAndIgnoresSeqsOutOfRange() {
+        var set = SeqSet(maximum: 130)
+        for seq: Int64 in [0, 1, 63, 64, 65, 127, 128, 130, 64, 131, -1, 10_000] { set.insert(seq) }
+        #expect(set.count == 8)
+        #expect([0, 1, 63, 64, 65, 127, 128, 130].allSatisfy { set.contains($0) })
+        #expect(![2, 62, 66, 129, 131, -1, 10_000].contains { set.contains($0) })
+    }
+
+    @Test func denseMatchesAreWalkedAndSparseOnesListed() {
+        #expect(ProductPageReader.prefersWalking(matches: 100_000, products: 100_000, wanted: 20))
+        #expect(ProductPageReader.prefersWalking(matches: 2_000, products: 100_000, wanted: 20))
+        #expect(!ProductPageReader.prefersWalking(matches: 1_000, products: 100_000, wanted: 20))
+        #expect(!ProductPageReader.prefersWalking(matches: 0, products: 0, wanted: 20))
+    }
+}

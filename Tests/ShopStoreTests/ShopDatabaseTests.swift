@@ -27,6 +27,16 @@ import Testing
         #expect(first.id == "p-0001")
     }
 
+    @Test func commitsAreSyncedToDiskBeforeTheyAreAcknowledged() async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let (journal, synchronous) = try await database.writer.writeWithoutTransaction { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+        }
+        #expect(journal == "wal")
+        #expect(synchronous == 2)  // FULL: the log is synced at every commit.
+    }
+
     @Test func seedingIsDeterministicAcrossDatabases() async throws {
         let one = try ShopDatabase(path: ":memory:")
         let two = try ShopDatabase(path: ":memory:")

@@ -44,11 +44,11 @@ struct Harness {
     let connection: Connection
     let host: ViewModelHost
 
-    init(mode: StateUpdateMode = .patch) {
+    init(mode: StateUpdateMode = .patch, definitions: [ViewModelDefinition] = [Harness.counter]) {
         connection = Connection(
             identity: ServerIdentity(name: "test", version: "0", protocolVersion: "0"), outbox: outbox,
             logger: Logger(label: "test"))
-        host = ViewModelHost(connection: connection, definitions: [Self.counter], logger: Logger(label: "test"))
+        host = ViewModelHost(connection: connection, definitions: definitions, logger: Logger(label: "test"))
         host.updateMode = mode
         host.install()
         connection.receive(["jsonrpc": "2.0", "id": 0, "method": "initialize", "params": [:]])

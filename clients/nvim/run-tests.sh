@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tests of the Neovim plugin, headless: the JSON Patch applier, the commands end to end against a
+# Tests of the Neovim plugin, headless: the JSON Patch applier, line totals, the commands end to end against a
 # database in a temporary folder, and the server's end when Neovim quits or is killed.
 # Installs neovim (Debian's) and builds the server when missing. Prints "N passed, N failed".
 set -uo pipefail
@@ -51,6 +51,9 @@ ended() { # PID: gone, or a zombie left to init once its parent was killed
 
 headless jsonpatch_spec.lua | tee "$work/patch.out"
 check "JSON Patch applier" grep -q '^jsonpatch: [0-9]* passed, 0 failed' "$work/patch.out"
+
+headless money_spec.lua | tee "$work/money.out"
+check "cart line totals" grep -q '^money: [0-9]* passed, 0 failed' "$work/money.out"
 
 headless storefront_spec.lua | tee "$work/e2e.out"
 check "commands end to end" grep -q '^nvim: [0-9]* passed, 0 failed' "$work/e2e.out"

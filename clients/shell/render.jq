@@ -2,6 +2,26 @@
 # The shapes are protocol/schemas/*.json; a type this file does not know is shown as indented JSON.
 
 def money: if . == null then "-" else . end;
+
+# A whole number of minor units as digits ("80198") times a whole number, as digits: long multiplication,
+# so no amount ever passes through jq's binary numbers.
+def digits_times($n):
+  reduce (explode | reverse | map(. - 48))[] as $digit ({out: [], carry: 0};
+    ($digit * $n + .carry) as $v | .out += [$v % 10] | .carry = (($v - $v % 10) / 10))
+  | until(.carry == 0; .out += [.carry % 10] | .carry = ((.carry - .carry % 10) / 10))
+  | .out | reverse | map(. + 48) | implode;
+
+# A cart line's total, unitPrice × quantity, computed exactly in minor units ("400.99", 2 -> "801.98");
+# "-" when the price is not a decimal amount. The state carries no line totals: clients compute them.
+def line_total:
+  ( .quantity as $quantity
+  | (.unitPrice | strings | capture("^(?<sign>-?)(?<whole>[0-9]+)(\\.(?<fraction>[0-9]{1,2}))?$")) as $price
+  | if ($quantity | type) != "number" or $quantity < 0 or $quantity != ($quantity | floor) then "-"
+    else ($price.whole + (($price.fraction // "") + "00")[:2]   # at least 3 digits, and so is the product
+          | digits_times($quantity) | sub("^0+(?=[0-9]{3})"; "")) as $cents
+    | (if $price.sign == "-" and ($cents | test("[1-9]")) then "-" else "" end) + $cents[:-2] + "." + $cents[-2:]
+    end
+  ) // "-";
 def problem: if .error then "  ! \(.error.message)" + (if .error.retryable then " (retryable)" else "" end) else empty end;
 def product_row: "  \(.id)  \(.name)  \(.price)" + (if .inStock then "" else "  (out of stock)" end);
 def order_row: "  \(.id)  \(.itemCount) item(s)  total \(.total)  \(.createdAt)";
@@ -28,8 +48,8 @@ def render_detail:
 def render_cart:
   "  phase: \(.phase)  checkout: \(.checkoutPhase)", problem,
   (if .checkoutError then "  ! checkout: \(.checkoutError.message)" else empty end),
-  (if (.lines | length) == 0 then "  (empty)" else (.lines[] | "  \(.productId)  \(.name)  \(.quantity) x \(.unitPrice) = \(.lineTotal)") end),
-  "  items \(.itemCount)  subtotal \(.subtotal)  tax \(.tax)  total \(.total)",
+  (if (.lines | length) == 0 then "  (empty)" else (.lines[] | "  \(.productId)  \(.name)  \(.quantity) x \(.unitPrice) = \(line_total)") end),
+  (.totals | "  items \(.itemCount)  subtotal \(.subtotal)  tax \(.tax)  total \(.total)"),
   (.lastOrder // empty | "  last order: \(.id), \(.itemCount) item(s), total \(.total)");
 
 def render_section($name; row):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from decimal import Decimal
 
@@ -310,8 +311,12 @@ def test_cart_add_set_remove_clear_checkout(mirrors: Mirrors, catalog):
     ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
     ok(action(mirrors, cart, "add", productId=ids[1], quantity=1))
     assert [(line["productId"], line["quantity"]) for line in cart.state["lines"]] == [(ids[0], 2), (ids[1], 1)]
-    assert cart.state["itemCount"] == 3
-    assert Decimal(cart.state["total"]) == Decimal(cart.state["subtotal"]) + Decimal(cart.state["tax"])
+    totals = cart.state["totals"]
+    assert set(totals) == {"itemCount", "subtotal", "tax", "total"} and totals["itemCount"] == 3
+    assert Decimal(totals["total"]) == Decimal(totals["subtotal"]) + Decimal(totals["tax"])
+    assert all("lineTotal" not in line for line in cart.state["lines"]), "README: clients compute line totals"
+    line_totals = [Decimal(line["unitPrice"]) * line["quantity"] for line in cart.state["lines"]]
+    assert sum(line_totals) == Decimal(totals["subtotal"])
     assert other.state["lines"] == cart.state["lines"], "carts share the cart service"
 
     ok(action(mirrors, cart, "setQuantity", productId=ids[0], quantity=0))
@@ -320,7 +325,8 @@ def test_cart_add_set_remove_clear_checkout(mirrors: Mirrors, catalog):
     assert cart.state["lines"] == []
     ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
     ok(action(mirrors, cart, "clear"))
-    assert cart.state["lines"] == [] and cart.state["itemCount"] == 0
+    assert cart.state["lines"] == [] and cart.state["totals"]["itemCount"] == 0
+    assert cart.state["totals"]["total"] == "0.00"
 
     ok(action(mirrors, cart, "add", productId=ids[0], quantity=1))
     dashboard = open_settled(mirrors, "dashboard")
@@ -332,6 +338,27 @@ def test_cart_add_set_remove_clear_checkout(mirrors: Mirrors, catalog):
     checkpoint.verify()
     ok(action(mirrors, dashboard, "reloadSection", section="recentOrders"))
     assert dashboard.state["recentOrders"]["items"][0]["id"] == result["orderId"]
+
+
+def test_a_quantity_change_is_the_lines_quantity_and_the_totals(mirrors: Mirrors, catalog):
+    """README, Cart state: one line's quantity changed is two operations, `/lines/<i>/quantity` and `/totals`."""
+    ids = [product["id"] for product in catalog.state["products"] if product["inStock"]][:3]
+    cart = open_settled(mirrors, "cart")
+    ok(action(mirrors, cart, "clear"))
+    for product_id in ids:
+        ok(action(mirrors, cart, "add", productId=product_id, quantity=1))
+    before = copy.deepcopy(cart.state)
+    seen = len(mirrors.session.notifications)
+    ok(action(mirrors, cart, "setQuantity", productId=ids[1], quantity=2))
+    patches = [n["params"]["patch"] for n in mirrors.session.notifications[seen:]
+               if n.get("method") == "viewModel/changed" and n["params"]["viewModel"] == cart.handle]
+    assert len(patches) == 1, patches
+    assert patches[0] == [
+        {"op": "replace", "path": "/lines/1/quantity", "value": 2},
+        {"op": "replace", "path": "/totals", "value": cart.state["totals"]},
+    ]
+    assert cart.state["totals"]["itemCount"] == before["totals"]["itemCount"] + 1
+    ok(action(mirrors, cart, "clear"))
 
 
 # -- dashboard -----------------------------------------------------------------------------------

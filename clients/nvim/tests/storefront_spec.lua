@@ -101,7 +101,7 @@ local ok, err = pcall(function()
     vim.wait(5000, function()
       return fresh ~= nil
     end, 10)
-    return fresh and fresh.total == cart.total and #fresh.lines == #cart.lines and fresh.itemCount == cart.itemCount
+    return fresh and vim.deep_equal(fresh.totals, cart.totals) and vim.deep_equal(fresh.lines, cart.lines)
   end)
 
   -- From the catalog, `a` on a line adds one of that product.

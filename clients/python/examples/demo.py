@@ -5,7 +5,7 @@
 
 import asyncio
 
-from storefront_client import Client, StorefrontError
+from storefront_client import Client, StorefrontError, line_total
 
 
 async def main() -> None:
@@ -17,7 +17,10 @@ async def main() -> None:
         print(f"catalog: {state['totalCount']} products; first in stock: {product['name']} at {product['price']}")
 
         await client.cart_add(cart, product["id"], 2)
-        print(f"cart: {cart.state['itemCount']} items, total {cart.state['total']} (version {cart.version})")
+        totals = cart.state["totals"]
+        print(f"cart: {totals['itemCount']} items, total {totals['total']} (version {cart.version})")
+        for line in cart.state["lines"]:  # a line's total is computed here, exactly, from its unit price
+            print(f"  {line['quantity']} x {line['name']} at {line['unitPrice']} = {line_total(line)}")
 
         try:
             await client.cart_add(cart, product["id"], 10_000)

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from storefront_client import Client, ConnectionClosed, StorefrontError
+from storefront_client import Client, ConnectionClosed, StorefrontError, line_total, minor_units
 
 
 def loaded(state) -> bool:
@@ -37,6 +37,10 @@ async def test_mirror_is_current_when_an_action_returns(client: Client):
     assert [(line["productId"], line["quantity"]) for line in cart.state["lines"]] == [(product_id, 2)]
     assert other.state["lines"] == cart.state["lines"]
     assert (await client.get(cart.handle))["state"] == cart.state
+    totals = cart.state["totals"]
+    assert totals["itemCount"] == 2
+    assert line_total(cart.state["lines"][0]) == totals["subtotal"], "one line: its total is the subtotal"
+    assert minor_units(totals["total"]) == minor_units(totals["subtotal"]) + minor_units(totals["tax"])
 
 
 async def test_refusals_raise_storefront_error_with_reason(client: Client):

@@ -143,6 +143,31 @@ async function openProduct(productId) {
   }
 }
 
+// -------------------------------------------------------------------------------------------- money
+
+// Money is a decimal string ("400.99"). Line totals are computed here, in integer minor units (BigInt
+// cents), never in binary floating point: "0.10" × 3 is "0.30", as the server's subtotal counts it.
+
+/** "400.99" -> 40099n; null when the text is not a decimal amount with at most two decimals. */
+function minorUnits(text) {
+  const match = /^(-?)([0-9]+)(?:\.([0-9]{1,2}))?$/.exec(String(text));
+  if (!match) return null;
+  const units = BigInt(match[2]) * 100n + BigInt((match[3] || "0").padEnd(2, "0"));
+  return match[1] ? -units : units;
+}
+
+/** 80198n -> "801.98". */
+function formatMinorUnits(units) {
+  const magnitude = units < 0n ? -units : units;
+  return `${units < 0n ? "-" : ""}${magnitude / 100n}.${String(magnitude % 100n).padStart(2, "0")}`;
+}
+
+/** A cart line's total, `unitPrice × quantity`, as a decimal string ("–" if the price is unreadable). */
+function lineTotal(line) {
+  const unit = minorUnits(line.unitPrice);
+  return unit === null || !Number.isInteger(line.quantity) ? "–" : formatMinorUnits(unit * BigInt(line.quantity));
+}
+
 // ------------------------------------------------------------------------------------------ rendering
 
 const renderers = {
@@ -188,11 +213,12 @@ const renderers = {
     $("cart-lines").replaceChildren(...(s.lines.length === 0 ? [el("li", { class: "muted" }, "The cart is empty.")]
       : s.lines.map((line) => el("li", { dataset: { productId: line.productId } },
         el("span", { class: "name", title: line.name }, `${line.quantity} × ${line.name}`),
-        el("span", { class: "price" }, line.lineTotal),
+        el("span", { class: "price" }, lineTotal(line)),
         el("button", { type: "button", "aria-label": `Remove ${line.name}`, onclick: () => act("cart", "remove", { productId: line.productId }) }, "✕")))));
-    $("cart-subtotal").textContent = s.subtotal;
-    $("cart-tax").textContent = s.tax;
-    $("cart-total").textContent = s.total;
+    $("cart-items").textContent = String(s.totals.itemCount);
+    $("cart-subtotal").textContent = s.totals.subtotal;
+    $("cart-tax").textContent = s.totals.tax;
+    $("cart-total").textContent = s.totals.total;
     $("checkout").disabled = s.lines.length === 0 || s.checkoutPhase === "submitting";
     $("checkout").textContent = s.checkoutPhase === "submitting" ? "Placing the order…" : "Checkout";
     $("cart-message").textContent = s.checkoutError ? `Checkout failed: ${s.checkoutError.message}`

@@ -53,6 +53,10 @@ def test_search_add_checkout_and_dashboard(bridge, browser):
     subtotal, tax, total = (Decimal(text(browser, f"#cart-{n}")) for n in ("subtotal", "tax", "total"))
     assert total == subtotal + tax and tax > 0
     assert "2 × Modern Leather Kettle" in text(browser, "#cart-lines")
+    assert text(browser, "#cart-items") == "3"
+    # Line totals are computed by the page (the state has none); they add up to the server's subtotal.
+    line_totals = [Decimal(e.text) for e in browser.find_elements(By.CSS_SELECTOR, "#cart-lines li .price")]
+    assert len(line_totals) == 2 and sum(line_totals) == subtotal
 
     # A refused action is shown to the user.
     browser.execute_script("act('cart', 'setQuantity', {productId: 'p-0112', quantity: 100000})")
@@ -175,6 +179,29 @@ def test_json_patch_applier_in_the_page(bridge, browser):
             assert not result["ok"], f"{patch} on {doc} should fail"
         else:
             assert result["ok"] and result["result"] == expected, f"{patch} on {doc}: {result}"
+
+
+LINE_TOTAL_CASES = [  # (unitPrice, quantity, line total): exact in minor units, never binary floating point
+    ("400.99", 2, "801.98"),
+    ("0.10", 3, "0.30"),
+    ("19.99", 3, "59.97"),
+    ("1.15", 100, "115.00"),
+    ("5", 1, "5.00"),
+    ("0.5", 3, "1.50"),
+    ("-3.10", 2, "-6.20"),
+    ("90071992547409.93", 100, "9007199254740993.00"),
+    ("12,50", 1, "–"),
+    ("1.999", 1, "–"),
+]
+
+
+def test_line_totals_are_computed_in_minor_units(bridge, browser):
+    browser.get(bridge.url)
+    until(browser, lambda d: text(d, "#status").startswith("connected"), "the connection")
+    results = browser.execute_script(
+        "return arguments[0].map(([unitPrice, quantity]) => lineTotal({unitPrice, quantity}));",
+        [[price, quantity] for price, quantity, _ in LINE_TOTAL_CASES])
+    assert results == [expected for _, _, expected in LINE_TOTAL_CASES]
 
 
 def test_killing_the_bridge_leaves_no_server(bridge):

@@ -1,4 +1,5 @@
 -- ViewModel states (protocol/schemas) as buffer lines. Each function returns a list of strings.
+local money = require('storefront.money')
 local M = {}
 
 local function present(value)
@@ -76,14 +77,15 @@ function M.cart(state)
   end
   for _, line in ipairs(state.lines or {}) do
     lines[#lines + 1] = string.format('%-8s %-40s %3d x %8s = %9s', line.productId, line.name, line.quantity,
-      text(line.unitPrice), text(line.lineTotal))
+      text(line.unitPrice), text(money.times(line.unitPrice, line.quantity)))
   end
+  local totals = present(state.totals) and state.totals or {}
   vim.list_extend(lines, {
     '',
-    string.format('Items: %s', text(state.itemCount)),
-    string.format('Subtotal: %s', text(state.subtotal)),
-    string.format('Tax: %s', text(state.tax)),
-    string.format('Total: %s', text(state.total)),
+    string.format('Items: %s', text(totals.itemCount)),
+    string.format('Subtotal: %s', text(totals.subtotal)),
+    string.format('Tax: %s', text(totals.tax)),
+    string.format('Total: %s', text(totals.total)),
     string.format('Checkout: %s', text(state.checkoutPhase)),
   })
   if present(state.lastOrder) then

@@ -3,11 +3,14 @@
     async with await Client.start(database=":memory:") as client:
         cart = await client.open("cart")
         await client.cart_add(cart, "p-0001", 2)
-        print(cart.state["total"])      # already current: notifications precede the response
+        print(cart.state["totals"]["total"])    # already current: notifications precede the response
+        for line in cart.state["lines"]:
+            print(line["name"], line_total(line))  # unitPrice × quantity, exact in minor units
 """
 
 from .client import Client
 from .errors import ConnectionClosed, StorefrontError
 from .mirror import Mirror
+from .money import format_minor_units, line_total, minor_units
 
-__all__ = ["Client", "ConnectionClosed", "Mirror", "StorefrontError"]
+__all__ = ["Client", "ConnectionClosed", "Mirror", "StorefrontError", "format_minor_units", "line_total", "minor_units"]

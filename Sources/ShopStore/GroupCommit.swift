@@ -1,0 +1,105 @@
+import GRDB
+import Shop
+
+/// Commits writes in groups: writes that arrive while a transaction is being committed wait for it and
+/// then share the next transaction, each inside its own savepoint. A burst of pipelined cart changes
+/// then costs one sync of the log instead of one per change, while each write still succeeds or fails on
+/// its own — a refused one rolls back only its savepoint — and no caller hears of success before the
+/// transaction holding its write is committed and synced.
+///
+/// A lone write is not delayed: with nothing committing, it starts at once.
+///
+/// ```swift
+/// let cart = try await groupCommit.write { db in
+///     try db.execute(sql: "UPDATE cart_line SET quantity = 2 WHERE productId = ?", arguments: ["p-0001"])
+///     return try StoredRows.cart(db)
+/// }
+/// ```
+final class GroupCommit: Sendable {
+    /// The most writes one transaction takes, so a burst cannot hold the write lock for long.
+    static let maximumGroupSize = 256
+
+    private struct Pending: Sendable {
+        /// Runs the write and keeps its result for `finish`.
+        let run: @Sendable (Database) throws -> Void
+        /// Resumes the caller: with the kept result when `nil`, else with the error.
+        let finish: @Sendable (_ error: (any Error)?) -> Void
+    }
+
+    private struct Queue {
+        var pending: [Pending] = []
+        var isCommitting = false
+    }
+
+    private let writer: any DatabaseWriter
+    private let queue = Locked(Queue())
+
+    init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    /// How many writes wait for a group (for tests).
+    var waitingCount: Int { queue.withLock { $0.pending.count } }
+
+    /// Runs `body` in a savepoint of the next group's `BEGIN IMMEDIATE` transaction and returns its
+    /// result once that transaction is committed.
+    /// - Throws: What `body` throws (its changes are rolled back, the group's others are not), or the
+    ///   database error that made the whole group's transaction fail.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let result = ResultSlot<T>()
+            let pending = Pending(
+                run: { db in result.value = try body(db) },
+                finish: { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: result.value!) }
+                })
+            let startsGroup = queue.withLock { queue in
+                queue.pending.append(pending)
+                guard !queue.isCommitting else { return false }
+                queue.isCommitting = true
+                return true
+            }
+            if startsGroup { commitNextGroup() }
+        }
+    }
+
+    /// Takes the waiting writes (up to the maximum) and commits them together; when done, starts the
+    /// group that gathered meanwhile, or stops when none did.
+    private func commitNextGroup() {
+        let group = queue.withLock { queue -> [Pending] in
+            let group = Array(queue.pending.prefix(Self.maximumGroupSize))
+            queue.pending.removeFirst(group.count)
+            if group.isEmpty { queue.isCommitting = false }
+            return group
+        }
+        guard !group.isEmpty else { return }
+        writer.asyncWriteWithoutTransaction { db in
+            var errors: [(any Error)?] = []
+            do {
+                try db.inTransaction(.immediate) {
+                    errors = group.map { pending in
+                        do {
+                            try db.inSavepoint {
+                                try pending.run(db)
+                                return .commit
+                            }
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                    return .commit
+                }
+            } catch {
+                errors = Array(repeating: error, count: group.count)
+            }
+            for (pending, error) in zip(group, errors) { pending.finish(error) }
+            self.commitNextGroup()
+        }
+    }
+}
+
+/// Where a write leaves its result until its group commits (written and read on the writer's queue).
+private final class ResultSlot<T>: @unchecked Sendable {
+    var value: T?
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder under `/tmp`, removed with everything in it when released.
+final class TemporaryFolder {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/storefront-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw BenchError(description: "mkdtemp: errno \(errno)") }
+        path = String(cString: made)
+    }
+
+    deinit {
+        try? runToCompletion(["/bin/rm", "-rf", path])
+    }
+}
+
+/// A copy of a database file next to it, for measurements that write; removed (with its WAL files) when
+/// released.
+final class TemporaryDatabase {
+    let path: String
+
+    init(copying original: String) throws {
+        path = original + ".run-\(getpid()).sqlite"
+        guard let source = fopen(original, "rb") else { throw BenchError(description: "cannot read \(original)") }
+        defer { fclose(source) }
+        guard let target = fopen(path, "wb") else { throw BenchError(description: "cannot write \(path)") }
+        defer { fclose(target) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, source)
+            if count == 0 { break }
+            guard fwrite(buffer, 1, count, target) == count else { throw BenchError(description: "cannot write \(path)") }
+        }
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+}
+
+/// Runs `arguments` (the first one an executable path) with the same stdio and waits for it; a non-zero
+/// exit throws.
+func runToCompletion(_ arguments: [String]) throws {
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var child: pid_t = 0
+    let status = posix_spawn(&child, arguments[0], nil, nil, argv, environ)
+    guard status == 0 else { throw BenchError(description: "cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    var exit: Int32 = 0
+    while waitpid(child, &exit, 0) < 0 && errno == EINTR {}
+    guard exit == 0 else { throw BenchError(description: "\(arguments.joined(separator: " ")) ended with status \(exit)") }
+}
+
+/// Writes `text` to stderr (stdout carries the table).
+func printToStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,161 @@
+import JSON
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client that stops reading while the server produces a stream of state changes: the server stays
+/// small, and the client, reading again, converges on the true state from the patches alone.
+@MainActor
+@Suite(.enabled(if: ServerProcess.executablePath != nil, ServerProcess.skipMessage))
+struct BackpressureTests {
+    /// The most the server may ever have resident, in kB.
+    static let residentLimitKilobytes = 64 * 1024
+
+    @Test(arguments: ["patch", "snapshot"])
+    func aClientThatStopsReadingKeepsTheServerSmallAndCatchesUp(stateUpdates: String) throws {
+        let server = try ServerProcess(["--framing", "ndjson", "--database", ":memory:"], timeoutSeconds: 120)
+        let client = MirroringClient(server)
+        try client.initialize(stateUpdates: stateUpdates)
+        let catalog = try client.open("catalog")
+        let dashboard = try client.open("dashboard")
+        // Every cart follows the cart service: one change, a notification from each.
+        let carts = try (0..<8).map { _ in try client.open("cart") }
+        let cart = carts[0]
+        try client.waitUntil(catalog) { $0["phase"] == "loaded" }
+        for cart in carts { try client.waitUntil(cart) { $0["phase"] == "loaded" } }
+        // A long list makes every re-sort a large patch.
+        for _ in 0..<6 { _ = try client.result("catalog/loadMore", ["viewModel": .string(catalog)]) }
+        let startKilobytes = server.statusKilobytes("VmHWM") ?? 0
+
+        // Many state-changing actions, pipelined, written while the client reads nothing.
+        var random = ResilienceRandom(seed: 0xBAC4_9E55)
+        let sorts: [JSONValue] = ["name", "price", "newest"]
+        let count = environmentInteger("STOREFRONT_BACKPRESSURE_REQUESTS", default: 4_000)
+        let requests = (0..<count).map { _ -> (id: Int64, text: String) in
+            let productId = JSONValue.string("p-\(String(Int.random(in: 1...40, using: &random)).leftPadded(to: 4))")
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0...3: return client.request("catalog/setSort", ["viewModel": .string(catalog), "sort": sorts.randomElement(using: &random)!])
+            case 4: return client.request("catalog/selectAll", ["viewModel": .string(catalog)])
+            case 5: return client.request("catalog/clearSelection", ["viewModel": .string(catalog)])
+            case 6: return client.request("viewModel/get", ["viewModel": .string(catalog)])
+            case 7...12: return client.request("cart/add", ["viewModel": .string(cart), "productId": productId, "quantity": 1])
+            case 13...16: return client.request("cart/remove", ["viewModel": .string(cart), "productId": productId])
+            case 17: return client.request("dashboard/reloadSection", ["viewModel": .string(dashboard), "section": "featured"])
+            default: return client.request("catalog/toggleSelection", ["viewModel": .string(catalog), "productId": productId])
+            }
+        }
+        let bytes = requests.flatMap { client.framing.frame($0.text) }
+        var written = 0
+        var stalled = false
+        while written < bytes.count, !stalled {
+            written += try server.writeWithoutBlocking(bytes[written...])
+            // The input is full: wait while the server works; once it neither reads nor uses CPU, it
+            // has stopped reading because the client does not.
+            var ticks = Self.cpuTicks(server.pid)
+            while written < bytes.count, !server.waitForRoomInInput(milliseconds: 1_000) {
+                let now = Self.cpuTicks(server.pid)
+                if now == ticks { stalled = true; break }
+                ticks = now
+            }
+        }
+        let stalledKilobytes = server.statusKilobytes("VmHWM") ?? 0
+        #expect(stalled, "the server read \(bytes.count) bytes of requests without the client reading")
+
+        // Read again, writing the rest as the server takes it, until every request has its answer.
+        var unanswered = Set(requests.map(\.id))
+        while !unanswered.isEmpty {
+            if written < bytes.count { written += try server.writeWithoutBlocking(bytes[written...]) }
+            for message in try server.receiveAvailable(framing: client.framing, waitingMilliseconds: written < bytes.count ? 10 : 1_000) {
+                try client.handle(message)
+                if let id = message["id"]?.integerValue, unanswered.remove(id) != nil { _ = client.takeResponse(id) }
+            }
+        }
+        for handle in [catalog, dashboard] + carts {
+            let truth = try client.get(handle)
+            let mirror = try #require(client.mirrors[handle])
+            #expect(mirror.version == truth.version, "\(handle)")
+            #expect(mirror.state == truth.state, "\(handle): the mirror built from the notifications is the true state")
+        }
+        let peakKilobytes = server.statusKilobytes("VmHWM") ?? 0
+        print("""
+            backpressure (\(stateUpdates)): \(count) requests, \(bytes.count) bytes, \(client.notificationCount) notifications; \
+            VmHWM \(startKilobytes) kB before, \(stalledKilobytes) kB when the server stopped reading, \(peakKilobytes) kB peak
+            """)
+        #expect(peakKilobytes < Self.residentLimitKilobytes, "peak resident set \(peakKilobytes) kB")
+        server.closeInput()
+        #expect(try server.waitForExit() == 0)
+    }
+
+    @Test func manyLargeAnswersInOneReadDoNotPileUp() throws {
+        let server = try ServerProcess(["--framing", "ndjson", "--database", ":memory:"], timeoutSeconds: 120)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let catalog = try client.open("catalog")
+        try client.waitUntil(catalog) { $0["phase"] == "loaded" }
+        for _ in 0..<11 { _ = try client.result("catalog/loadMore", ["viewModel": .string(catalog)]) }
+        let stateBytes = try client.get(catalog).state.description.utf8.count
+        // Small requests with large answers, as many as fit in one read.
+        let ids = try client.send(Array(repeating: ("viewModel/get", ["viewModel": .string(catalog)]), count: 600))
+        // Let the server take all of it: its answer to this ping comes after every one of them.
+        let ping = try client.send([("ping", [:])])[0]
+        var peakKilobytes = 0
+        var answered = 0
+        while client.takeResponse(ping) == nil {
+            peakKilobytes = max(peakKilobytes, server.statusKilobytes("VmHWM") ?? 0)
+            try client.receiveOne()
+            answered = ids.filter { client.takeResponse($0) != nil }.count + answered
+        }
+        peakKilobytes = max(peakKilobytes, server.statusKilobytes("VmHWM") ?? 0)
+        print("backpressure: 600 viewModel/get of a \(stateBytes)-byte state pipelined; VmHWM \(peakKilobytes) kB")
+        #expect(peakKilobytes < Self.residentLimitKilobytes, "peak resident set \(peakKilobytes) kB")
+    }
+
+    @Test func aClientThatNeverReadsAndClosesStdinLetsTheServerExit() throws {
+        let server = try ServerProcess(["--framing", "ndjson", "--database", ":memory:"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let catalog = try client.open("catalog")
+        try client.waitUntil(catalog) { $0["phase"] == "loaded" }
+        for _ in 0..<11 { _ = try client.result("catalog/loadMore", ["viewModel": .string(catalog)]) }
+        // From here on the client reads nothing. Far more answers than the server holds (4 MiB)
+        // before it stops reading.
+        let texts = (0..<4_000).map { _ in client.request("viewModel/get", ["viewModel": .string(catalog)]).text }
+        let bytes = texts.flatMap { client.framing.frame($0) }
+        var written = 0
+        while written < bytes.count {
+            written += try server.writeWithoutBlocking(bytes[written...])
+            // No room for a while: the server has stopped reading (it would also be fine to close now).
+            if written < bytes.count, !server.waitForRoomInInput(milliseconds: 1_000) { break }
+        }
+        #expect(written < bytes.count, "the server stopped reading: stdin is closed with requests unread")
+        server.closeInput()
+        let peakKilobytes = server.statusKilobytes("VmHWM") ?? 0
+        // Nobody reads: the server gives up on its pending output after its drain deadline and exits.
+        #expect(try server.waitForExitWithoutReading() == 0, "stderr: \(server.errorText)")
+        print("backpressure: a client that never reads: \(written) of \(bytes.count) bytes written, then stdin closed; VmHWM \(peakKilobytes) kB; the server exited")
+        #expect(peakKilobytes < Self.residentLimitKilobytes)
+    }
+
+    /// User plus system CPU time of `pid`, in clock ticks (fields 14 and 15 of /proc/<pid>/stat).
+    static func cpuTicks(_ pid: pid_t) -> Int {
+        let descriptor = open("/proc/\(pid)/stat", O_RDONLY)
+        guard descriptor >= 0 else { return -1 }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return -1 }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return -1 }
+        // After "pid (comm)": state is field 3, utime 14, stime 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}

@@ -1,0 +1,36 @@
+import JSON
+import Testing
+
+/// Actions a client pipelines take effect in the order it sent them.
+@MainActor
+@Suite(.enabled(if: ServerProcess.executablePath != nil, ServerProcess.skipMessage))
+struct PipelinedOrderTests {
+    @Test(arguments: [WireFraming.ndjson, .lsp])
+    func cartChangesSentAtOnceApplyInOrder(_ wire: WireFraming) throws {
+        let server = try ServerProcess(["--framing", wire == .ndjson ? "ndjson" : "lsp"])
+        try server.send([
+            #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"clientInfo":{"name":"order"}}}"#,
+            #"{"jsonrpc":"2.0","id":"open","method":"viewModel/open","params":{"type":"cart"}}"#,
+        ], framing: wire)
+        var messages: [JSONValue] = []
+        repeat { messages.append(try server.receive(framing: wire)) } while messages.last?["id"] != "open"
+        let cart = try #require(messages.last?["result"]?["viewModel"]?.stringValue)
+        // Each setQuantity 0 needs the add just before it; each add needs the line gone again.
+        var requests: [String] = []
+        for index in 0..<4_000 {
+            let product = "p-\(String(10_001 + (index / 2) % 7).dropFirst())"  // p-0001…p-0007, all in stock
+            requests.append(index % 2 == 0
+                ? #"{"jsonrpc":"2.0","id":\#(index),"method":"cart/add","params":{"viewModel":"\#(cart)","productId":"\#(product)","quantity":1}}"#
+                : #"{"jsonrpc":"2.0","id":\#(index),"method":"cart/setQuantity","params":{"viewModel":"\#(cart)","productId":"\#(product)","quantity":0}}"#)
+        }
+        try server.send(requests, framing: wire)
+        var answered: [Int64: JSONValue] = [:]
+        while answered.count < requests.count {
+            let message = try server.receive(framing: wire)
+            guard let id = message["id"]?.integerValue else { continue }
+            answered[id] = message
+        }
+        let failed = answered.filter { $0.value["result"] == nil }.sorted { $0.key < $1.key }
+        #expect(failed.isEmpty, "first failure: \(failed.first.map { "\($0.value)" } ?? "")")
+    }
+}

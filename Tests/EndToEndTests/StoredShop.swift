@@ -1,0 +1,94 @@
+import GRDB
+
+/// What a shop database file holds, read by the test itself through GRDB, read-only: the test neither
+/// checkpoints nor repairs the file, so the next server has to recover whatever a killed one left.
+struct StoredShop {
+    /// One placed order.
+    struct StoredOrder: Equatable {
+        /// Quantity by product id.
+        var lines: [String: Int]
+        var subtotal: Int
+        var tax: Int
+        var total: Int
+        /// The sum of unit price times quantity over the lines, in cents.
+        var lineTotal: Int
+
+        /// Whether it has lines and its amounts add up.
+        var isConsistent: Bool { !lines.isEmpty && subtotal == lineTotal && total == subtotal + tax }
+    }
+
+    /// Quantity by product id.
+    var cart: [String: Int]
+    /// By order id.
+    var orders: [String: StoredOrder]
+    /// Stock by product id.
+    var stock: [String: Int]
+    /// Largest quantity one order may have, by product id.
+    var maxPerOrder: [String: Int]
+    /// `PRAGMA integrity_check`: "ok" when intact.
+    var integrity: String
+
+    /// Reads the database at `path`.
+    static func read(path: String) throws -> StoredShop {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(30)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        return try queue.read { db in
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+            var cart: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT productId, quantity FROM cart_line") {
+                cart[row[0]] = row[1]
+            }
+            var orders: [String: StoredOrder] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, subtotal, tax, total FROM customer_order") {
+                orders[row[0]] = StoredOrder(lines: [:], subtotal: row[1], tax: row[2], total: row[3], lineTotal: 0)
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT orderId, productId, unitPrice, quantity FROM order_line") {
+                let orderId: String = row[0]
+                let productId: String = row[1]
+                let unitPrice: Int = row[2]
+                let quantity: Int = row[3]
+                // An order line without its order shows as an order without amounts, which is inconsistent.
+                var order = orders[orderId] ?? StoredOrder(lines: [:], subtotal: -1, tax: -1, total: -1, lineTotal: 0)
+                order.lines[productId, default: 0] += quantity
+                order.lineTotal += unitPrice * quantity
+                orders[orderId] = order
+            }
+            var stock: [String: Int] = [:]
+            var maxPerOrder: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, stock, maxPerOrder FROM product") {
+                stock[row[0]] = row[1]
+                maxPerOrder[row[0]] = row[2]
+            }
+            return StoredShop(cart: cart, orders: orders, stock: stock, maxPerOrder: maxPerOrder, integrity: integrity)
+        }
+    }
+
+    /// Units of each product in all orders.
+    var orderedUnits: [String: Int] {
+        var units: [String: Int] = [:]
+        for order in orders.values {
+            for (productId, quantity) in order.lines { units[productId, default: 0] += quantity }
+        }
+        return units
+    }
+
+    /// What does not add up within the file: integrity, orders without lines or with wrong amounts,
+    /// stock that does not equal `initialStock` less the ordered units.
+    func inconsistencies(initialStock: [String: Int]) -> [String] {
+        var problems: [String] = []
+        if integrity != "ok" { problems.append("integrity_check: \(integrity)") }
+        for (id, order) in orders.sorted(by: { $0.key < $1.key }) where !order.isConsistent {
+            problems.append("order \(id) is inconsistent: \(order)")
+        }
+        let units = orderedUnits
+        for (productId, initial) in initialStock.sorted(by: { $0.key < $1.key }) {
+            let expected = initial - units[productId, default: 0]
+            if stock[productId] != expected {
+                problems.append("\(productId): stock \(stock[productId].map(String.init) ?? "missing"), expected \(initial) - \(units[productId, default: 0]) ordered = \(expected)")
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+import GRDB
+import Shop
+import Testing
+@testable import ShopStore
+
+/// Writes that wait for a commit share the next transaction; each still succeeds or fails alone.
+@Suite struct GroupCommitTests {
+    /// Counts committed transactions.
+    final class CommitCounter: TransactionObserver, @unchecked Sendable {
+        private let count = Locked(0)
+        var commits: Int { count.withLock { $0 } }
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { count.withLock { $0 += 1 } }
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    struct Refused: Error, Equatable {}
+
+    let writer: DatabaseQueue
+    let commits = CommitCounter()
+    let group: GroupCommit
+
+    init() throws {
+        writer = try DatabaseQueue()
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE item (name TEXT NOT NULL UNIQUE)")
+        }
+        writer.add(transactionObserver: commits, extent: .databaseLifetime)
+        group = GroupCommit(writer: writer)
+    }
+
+    /// Holds the writer busy until the returned semaphore is signalled, so that writes queue up.
+    func occupyWriter() async -> DispatchSemaphore {
+        let release = DispatchSemaphore(value: 0)
+        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+            writer.asyncWriteWithoutTransaction { _ in
+                started.resume()
+                release.wait()
+            }
+        }
+        return release
+    }
+
+    func insert(_ name: String) async throws -> Int {
+        try await group.write { db in
+            try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: [name])
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0
+        }
+    }
+
+    @Test func aLoneWriteCommitsAtOnce() async throws {
+        #expect(try await insert("a") == 1)
+        #expect(commits.commits == 1)
+    }
+
+    @Test func writesThatWaitShareOneTransaction() async throws {
+        let release = await occupyWriter()
+        // The first write starts a group (queued behind the occupied writer); the next ones wait for it.
+        let results = try await withThrowingTaskGroup(of: Int.self) { tasks in
+            for index in 0..<20 {
+                tasks.addTask { try await insert("item \(index)") }
+            }
+            try await waitUntilQueued(19)  // The first took its group at once.
+            release.signal()
+            return try await tasks.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.sorted() == Array(1...20))
+        #expect(commits.commits == 2)  // The first write's group, then one for the 19 that waited.
+        #expect(try await writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } == 20)
+    }
+
+    @Test func aFailingWriteRollsBackAloneAndTheOthersCommit() async throws {
+        _ = try await insert("taken")
+        let release = await occupyWriter()
+        let first = Task { try await insert("one") }
+        let refused = Task { try await insert("taken") }  // UNIQUE constraint: fails inside its savepoint.
+        let second = Task { try await insert("two") }
+        try await waitUntilQueued(2)
+        release.signal()
+        _ = try await (first.value, second.value)
+        await #expect(throws: DatabaseError.self) { try await refused.value }
+        let names = try await writer.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY name") }
+        #expect(names == ["one", "taken", "two"])
+    }
+
+    @Test func anErrorOfTheWriteItselfReachesItsCaller() async throws {
+        await #expect(throws: Refused.self) {
+            try await group.write { db -> Int in
+                try db.execute(sql: "INSERT INTO item (name) VALUES ('rolled back')")
+                throw Refused()
+            }
+        }
+        #expect(try await writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } == 0)
+    }
+
+    /// Waits (without sleeping: by yielding) until `count` writes are queued behind the occupied writer.
+    func waitUntilQueued(_ count: Int) async throws {
+        while group.waitingCount < count { await Task.yield() }
+    }
+}

@@ -1,0 +1,78 @@
+import JSON
+import JSONPatch
+import Shop
+import ShopFeatures
+import Testing
+@testable import ViewModelBinding
+
+/// A cart service holding one priced cart in memory, for the patch the host sends when it changes.
+/// Only `cart()` and `setQuantity` are expected; anything else fails the test.
+final class InMemoryCartService: CartService {
+    struct Unexpected: Error {}
+
+    private let current: Locked<Cart>
+
+    /// A cart of `lines`, taxed at 16 %.
+    init(lines: [CartLine]) {
+        current = Locked(Self.priced(lines, revision: 1))
+    }
+
+    static func priced(_ lines: [CartLine], revision: Int64) -> Cart {
+        Cart(lines: lines, tax: lines.map(\.lineTotal).sum().applying(basisPoints: 1_600), revision: revision)
+    }
+
+    func cart() async throws -> Cart { current.withLock { $0 } }
+
+    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+        current.withLock { cart in
+            var lines = cart.lines
+            if let index = lines.firstIndex(where: { $0.productId == productId }) { lines[index].quantity = quantity }
+            cart = Self.priced(lines, revision: cart.revision + 1)
+            return cart
+        }
+    }
+
+    func add(productId: String, quantity: Int) async throws -> Cart { try unexpected("add") }
+    func remove(productId: String) async throws -> Cart { try unexpected("remove") }
+    func clear() async throws -> Cart { try unexpected("clear") }
+    func checkout() async throws -> Order { try unexpected("checkout") }
+
+    private func unexpected<T>(_ name: String) throws -> T {
+        Issue.record("unexpected call of cart.\(name)")
+        throw Unexpected()
+    }
+}
+
+@MainActor @Suite struct CartPatchSizeTests {
+    /// 100 lines of one unit each, with prices from 4.99 to 904.98.
+    static let lines = (1...100).map { number in
+        CartLine(productId: "p-\(number)", name: "Product \(number)", categoryId: "books",
+                 unitPrice: Money(minorUnits: Int64(499 + (number * 7_919) % 90_000)), quantity: 1)
+    }
+
+    @Test func aOneLineQuantityChangeInAHundredLineCartIsTwoOperationsOfAtMost200Bytes() async throws {
+        let service = InMemoryCartService(lines: Self.lines)
+        let model = CartViewModel(cart: service, events: ShopEvents())
+        let cart = ViewModelDefinition.screen("cart", summary: "", stateSchemaName: "CartState", actions: []) { _ in model }
+        let harness = Harness(definitions: [cart])
+        harness.send(1, "viewModel/open", ["type": "cart"])
+        await harness.settle()
+        _ = harness.takeMessages()
+        try #require(model.phase == .loaded)
+        #expect(model.state.totals.itemCount == 100)
+
+        try await model.setQuantity(productId: "p-51", quantity: 2)
+        await harness.settle()
+
+        let messages = harness.takeMessages()
+        try #require(messages.count == 1, "\(messages)")
+        let patch = try #require(messages[0]["params"]?["patch"])
+        #expect(patch == [
+            ["op": "replace", "path": "/lines/50/quantity", "value": 2],
+            ["op": "replace", "path": "/totals", "value": [
+                "itemCount": 101, "subtotal": "45352.18", "tax": "7256.35", "total": "52608.53",
+            ]],
+        ])
+        #expect(patch.serialized().count <= 200, "\(patch.serializedString())")
+    }
+}
