@@ -158,11 +158,7 @@ public final class CartViewModel {
                 self?.apply(cart)
                 self?.actionError = nil
             } catch {
-                switch Failure(error) {
-                case .cancelled: break
-                case .refused(let error): return error
-                case .operational(let info): self?.actionError = info
-                }
+                return Failure.refusal(error) { self?.actionError = $0 }
             }
             return nil
         }

@@ -195,11 +195,7 @@ public final class CatalogViewModel {
                 self.actionError = nil
                 _ = await self.startList(debounced: false, showsLoading: false).value
             } catch {
-                switch Failure(error) {
-                case .cancelled: break
-                case .refused(let error): return error
-                case .operational(let info): self?.actionError = info
-                }
+                return Failure.refusal(error) { self?.actionError = $0 }
             }
             return nil
         }

@@ -22,6 +22,18 @@ enum Failure {
         }
     }
 
+    /// What an action's task hands back to its caller: the refusal to rethrow, or nil. An operational
+    /// failure goes to `show` (into the state) instead; a cancellation is neither.
+    static func refusal(_ error: any Error, showing show: (ErrorInfo) -> Void) -> ShopError? {
+        switch Failure(error) {
+        case .cancelled: return nil
+        case .refused(let error): return error
+        case .operational(let info):
+            show(info)
+            return nil
+        }
+    }
+
     /// The failure as shown when loading content fails: refusals (such as `productNotFound`) are shown too.
     static func loadError(_ error: any Error) -> ErrorInfo? {
         switch Failure(error) {

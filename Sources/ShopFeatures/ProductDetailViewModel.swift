@@ -176,11 +176,7 @@ public final class ProductDetailViewModel {
                 self.actionError = nil
                 self.showAddedFlag()
             } catch {
-                switch Failure(error) {
-                case .cancelled: break
-                case .refused(let error): return error
-                case .operational(let info): self?.actionError = info
-                }
+                return Failure.refusal(error) { self?.actionError = $0 }
             }
             return nil
         }
