@@ -6,15 +6,12 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
+. "$repo/scripts/lib.sh"
+
 if ! command -v nvim >/dev/null; then
-    sudo_cmd=()
-    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-    { "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq neovim; } >&2 \
-        || { echo "nvim tests: could not install neovim" >&2; exit 1; }
+    install_debian_packages neovim || { echo "nvim tests: could not install neovim" >&2; exit 1; }
 fi
-if [ -z "${STOREFRONT_BIN:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
-    (cd "$repo" && swift build --product storefront >&2) || { echo "nvim tests: build failed" >&2; exit 1; }
-fi
+build_server_unless_built "$repo" || { echo "nvim tests: build failed" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

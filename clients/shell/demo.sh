@@ -12,17 +12,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-if ! command -v jq >/dev/null; then
-    echo "demo: installing jq" >&2
-    sudo_cmd=()
-    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq jq >&2
-fi
-if [ -z "${STOREFRONT_BIN:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
-    echo "demo: building the server (swift build --product storefront)" >&2
-    (cd "$repo" && swift build --product storefront >&2)
-fi
+. "$repo/scripts/lib.sh"
+
+command -v jq >/dev/null || install_debian_packages jq
+build_server_unless_built "$repo"
 
 exec "$here/storefront-sh" --echo "$@" repl <<'SESSION'
 # The catalog: a search, debounced on the server; its results arrive as a patch.

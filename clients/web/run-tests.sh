@@ -7,30 +7,15 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-missing=()
-for package in chromium chromium-driver; do
-    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
-if ((${#missing[@]})); then
-    echo "web tests: installing ${missing[*]}" >&2
-    sudo_cmd=()
-    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >&2
-fi
+. "$repo/scripts/lib.sh"
+
+packages=(chromium chromium-driver)
+python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3-venv)
+install_debian_packages "${packages[@]}"
 
 venv=$here/.venv
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-if ! cmp -s "$here/requirements.txt" "$venv/.requirements"; then
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-    cp "$here/requirements.txt" "$venv/.requirements"
-fi
-
-if [ -z "${STOREFRONT_BIN:-}" ] && [ ! -x "$repo/.build/debug/storefront" ] && [ ! -x "$repo/.build/release/storefront" ]; then
-    echo "web tests: building the server" >&2
-    (cd "$repo" && swift build --product storefront >&2)
-fi
+python_venv "$venv" "$here/requirements.txt"
+build_server_unless_built "$repo"
 
 cd "$here/tests"
 exec "$venv/bin/python" -m pytest -q "$@"

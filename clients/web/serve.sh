@@ -3,10 +3,7 @@
 # Arguments go to bridge.py (--port, --database, --server, --token). Open the URL it prints.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../../scripts/lib.sh"
 venv=$here/.venv
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-if ! cmp -s "$here/requirements.txt" "$venv/.requirements"; then
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-    cp "$here/requirements.txt" "$venv/.requirements"
-fi
+python_venv "$venv" "$here/requirements.txt"
 exec "$venv/bin/python" "$here/bridge.py" "$@"

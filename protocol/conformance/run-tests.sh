@@ -6,22 +6,14 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
+. "$repo/scripts/lib.sh"
+
 venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-stamp="$venv/.requirements"
-if ! cmp -s "$here/requirements.txt" "$stamp"; then
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-    cp "$here/requirements.txt" "$stamp"
-fi
+python_venv "$venv" "$here/requirements.txt"
 
 if [ -z "${STOREFRONT_BIN:-}" ]; then
     STOREFRONT_BIN="$repo/.build/debug/storefront"
-    if [ ! -x "$STOREFRONT_BIN" ]; then
-        echo "conformance: building the server" >&2
-        (cd "$repo" && swift build --product storefront >&2)
-    fi
+    [ -x "$STOREFRONT_BIN" ] || build_server "$repo"
 fi
 export STOREFRONT_BIN
 
