@@ -264,7 +264,7 @@ public final class Connection {
         describeNotification(MethodDescription(
             name: "exit", summary: "Client to server: ends the process (code 0 after shutdown, 1 otherwise).", result: nil))
         describeNotification(MethodDescription(
-            name: "$/cancelRequest", summary: "Client to server: cancels a request in flight, which then answers -32800.",
+            name: "$/cancelRequest", summary: "Client to server: cancels a request in flight, which answers -32800 if that stops it, or its result if its work was already done.",
             params: [["name": "id", "required": true, "schema": ["type": ["integer", "string"]]]], result: nil))
         describeNotification(MethodDescription(
             name: "initialized", summary: "Client to server: accepted and ignored (also notifications/initialized).", result: nil))
