@@ -8,6 +8,7 @@ import threading
 from decimal import Decimal
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from websockets.asyncio.client import connect
@@ -23,8 +24,11 @@ def text(driver, css: str) -> str:
 
 
 def until(driver, condition, what: str, timeout: float = 10):
+    # The page re-renders on every patch: an element found just before may be replaced before its text is
+    # read. That is not the condition failing, so it is polled again (any other error still ends the wait).
+    wait = WebDriverWait(driver, timeout, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException])
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+        return wait.until(lambda d: condition(d))
     except Exception:
         raise AssertionError(f"timed out waiting for {what}; page text:\n{text(driver, 'body')}") from None
 
