@@ -162,7 +162,9 @@ public final class Connection {
             return
         }
         guard let (handler, _) = methods[request.method] else {
-            sink.reply(.failure(.methodNotFound(request.method)), id: id, outbox: self.outbox)
+            let error: RPCError = notificationHandlers[request.method] != nil
+                ? .notificationSentAsRequest(request.method) : .methodNotFound(request.method)
+            sink.reply(.failure(error), id: id, outbox: self.outbox)
             return
         }
         guard inFlight[id] == nil else {

@@ -58,6 +58,15 @@ extension RPCError {
         RPCError(code: methodNotFoundCode, message: "Method not found: \(method)", data: ["method": .string(method)])
     }
 
+    /// A notification (such as `$/cancelRequest`) sent as a request, with an id: there is no request
+    /// method of that name, and the message says how to send it instead.
+    public static func notificationSentAsRequest(_ method: String) -> RPCError {
+        RPCError(
+            code: methodNotFoundCode,
+            message: "Method not found: \(method) is a notification; send it without an id (it is never answered)",
+            data: ["method": .string(method), "kind": "notification"])
+    }
+
     /// The params do not fit: `data` names the offending parameter (a dotted path; empty for the params
     /// as a whole) and why.
     public static func invalidParams(parameter: String, reason: String) -> RPCError {

@@ -6,7 +6,8 @@ public struct Request: Sendable {
     public var id: RequestID?
     /// The method name.
     public var method: String
-    /// The params: an object, an array, or `nil` when absent.
+    /// The params: an object, an array, or `nil` when absent or `null` (as LSP clients such as Emacs's
+    /// `jsonrpc.el` and pygls send for a method without params).
     public var params: JSONValue?
 
     /// A request from its parts.
@@ -59,10 +60,13 @@ enum Envelope {
             self = .invalid(.invalidRequest("\"method\" must be a string, not \(methodValue.typeName)"), id: id)
             return
         }
-        let params = members["params"]
+        var params = members["params"]
         switch params {
         case nil, .object?, .array?:
             break
+        case .null?:
+            // Language-server clients send `"params": null` for "no params"; it means the same as absent.
+            params = nil
         case let other?:
             self = .invalid(.invalidRequest("\"params\" must be an object or an array, not \(other.typeName)"), id: id)
             return

@@ -104,7 +104,9 @@ struct HostileInputTests {
 
     nonisolated static let params: [HostileInput] = [
         .message("params as a string", #"{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}"#, [.error(invalidRequest, id: 1, says: #""params" must be an object or an array, not string"#)]),
-        .message("params null", #"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#, [.error(invalidRequest, id: 1, says: "not null")]),
+        .message("params null, as LSP clients send for no params", #"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#, [.result(id: 1, [:])]),
+        .message("params null for a method with required params", #"{"jsonrpc":"2.0","id":1,"method":"viewModel/open","params":null}"#,
+                 [.invalidParams(id: 1, parameter: "type")]),
         .message("params as a number in a notification", #"{"jsonrpc":"2.0","method":"ping","params":5}"#, [.error(invalidRequest, says: "not integer")]),
     ]
 

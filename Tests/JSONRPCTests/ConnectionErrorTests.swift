@@ -32,7 +32,6 @@ import Testing
             (#"{"jsonrpc":2.0,"id":1,"method":"ping"}"#, 1),
             (#"{"jsonrpc":"2.0","id":2,"method":"ping","params":3}"#, 2),
             (#"{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}"#, 2),
-            (#"{"jsonrpc":"2.0","id":2,"method":"ping","params":null}"#, 2),
             (#"{"jsonrpc":"2.0","id":"s","method":"ping","params":true}"#, "s"),
             (#"{"jsonrpc":"2.0","id":3}"#, 3),
             (#"{"jsonrpc":"2.0","id":4,"method":7}"#, 4),
@@ -50,6 +49,19 @@ import Testing
             #expect(answer["id"] == id, "\(text)")
             #expect(answer["error"]?["message"]?.stringValue?.hasPrefix("Invalid Request: ") == true, "\(text)")
         }
+    }
+
+    @Test func takesNullParamsAsNoParams() async {
+        // As Emacs's jsonrpc.el and pygls send them for a method without params.
+        let answer = await ConnectionHarness().answer(to: #"{"jsonrpc":"2.0","id":2,"method":"ping","params":null}"#)
+        #expect(answer == ["jsonrpc": "2.0", "id": 2, "result": [:]])
+    }
+
+    @Test func answersANotificationSentAsARequestSayingItIsANotification() async throws {
+        let answer = try #require(await ConnectionHarness().answer(to: #"{"jsonrpc":"2.0","id":6,"method":"$/cancelRequest","params":{"id":1}}"#))
+        #expect(errorCode(of: answer) == -32601)
+        #expect(answer["error"]?["data"] == ["method": "$/cancelRequest", "kind": "notification"])
+        #expect(answer["error"]?["message"]?.stringValue?.contains("is a notification; send it without an id") == true)
     }
 
     @Test func answersAnUnknownMethodWithItsName() async {

@@ -34,12 +34,23 @@ def test_invalid_requests_without_a_readable_id_answer_with_null_id(ready: Sessi
     {"jsonrpc": "2.0", "id": 5, "method": 17},
     {"jsonrpc": "2.0", "id": 5, "method": "ping", "params": 3},
     {"jsonrpc": "2.0", "id": 5, "method": "ping", "params": "x"},
-    {"jsonrpc": "2.0", "id": 5, "method": "ping", "params": None},
 ], ids=["jsonrpc-1.0", "no-jsonrpc", "jsonrpc-number", "no-method", "method-number", "params-number",
-        "params-string", "params-null"])
+        "params-string"])
 def test_invalid_requests_with_a_readable_id_echo_it(ready: Session, message):
     ready.send(message)
     assert_error(ready.read_value(), -32600, 5)
+
+
+def test_params_null_means_no_params(ready: Session):
+    # Emacs's jsonrpc.el and pygls send "params": null for a method without params.
+    ready.send({"jsonrpc": "2.0", "id": 41, "method": "ping", "params": None})
+    assert ready.read_value() == {"jsonrpc": "2.0", "id": 41, "result": {}}
+
+
+def test_params_null_for_a_method_with_required_params_names_the_first_missing_one(ready: Session):
+    ready.send({"jsonrpc": "2.0", "id": 42, "method": "viewModel/get", "params": None})
+    error = assert_error(ready.read_value(), -32602, 42)
+    assert error["data"]["parameter"] == "viewModel"
 
 
 def test_unknown_method_is_32601_naming_it(ready: Session):
