@@ -29,13 +29,12 @@ extension ShopServices {
             favorites: CountedFavoritesService(base: favorites, counter: counter),
             cart: CountedCartService(base: cart, counter: counter),
             orders: CountedOrderService(base: orders, counter: counter),
-            pricing: CountedPricingService(base: pricing, counter: counter),
             recommendations: CountedRecommendationService(base: recommendations, counter: counter),
             events: events)
     }
 }
 
-// Six decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
+// Five decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
 
 struct CountedCatalogService: CatalogService {
     let base: any CatalogService
@@ -95,9 +94,6 @@ struct CountedCartService: CartService {
     @MainActor func clear() async throws -> Cart {
         try await counter.count { try await base.clear() }
     }
-    @MainActor func checkout() async throws -> Order {
-        try await counter.count { try await base.checkout() }
-    }
 }
 
 struct CountedOrderService: OrderService {
@@ -107,17 +103,8 @@ struct CountedOrderService: OrderService {
     @MainActor func recentOrders(limit: Int) async throws -> [Order] {
         try await counter.count { try await base.recentOrders(limit: limit) }
     }
-}
-
-struct CountedPricingService: PricingService {
-    let base: any PricingService
-    let counter: ServiceCallCounter
-
-    @MainActor func taxRate(categoryId: String) async throws -> Int {
-        try await counter.count { try await base.taxRate(categoryId: categoryId) }
-    }
-    @MainActor func tax(for lines: [CartLine]) async throws -> Money {
-        try await counter.count { try await base.tax(for: lines) }
+    @MainActor func placeOrder() async throws -> Order {
+        try await counter.count { try await base.placeOrder() }
     }
 }
 

@@ -1,4 +1,5 @@
-/// The shopping cart, priced: its tax comes from the ``PricingService`` rules, never from a ViewModel.
+/// The shopping cart, priced by the store in the transaction that read it (each line at its category's tax
+/// rate), never by a ViewModel.
 public struct Cart: Codable, Equatable, Sendable {
     /// The lines, in the order products were first added.
     public var lines: [CartLine]

@@ -1,8 +1,8 @@
 /// The customer's shopping cart.
 ///
 /// Every change returns the priced cart after it committed; live implementations also publish
-/// ``ShopEvent/cartChanged(_:)`` (and, for checkout, ``ShopEvent/orderPlaced(_:)``) after the commit.
-/// A refused change leaves the cart as it was.
+/// ``ShopEvent/cartChanged(_:)`` after the commit. A refused change leaves the cart as it was. Placing the
+/// cart as an order is the ``OrderService``'s.
 public protocol CartService: Sendable {
     /// The current cart.
     func cart() async throws -> Cart
@@ -27,11 +27,4 @@ public protocol CartService: Sendable {
     /// Empties the cart.
     @discardableResult
     func clear() async throws -> Cart
-
-    /// Places an order for the whole cart in one transaction: the order is written, stock is
-    /// decremented and the cart emptied, or nothing changes.
-    /// - Returns: The placed order.
-    /// - Throws: ``ShopError`` `emptyCart`, or `outOfStock` / `quantityExceedsStock` /
-    ///   `quantityExceedsMaximum` naming the first offending line in `details.productId`.
-    func checkout() async throws -> Order
 }

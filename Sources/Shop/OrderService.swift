@@ -1,6 +1,14 @@
-/// The customer's placed orders.
+/// The customer's orders: placing the cart as an order, and the orders placed.
 public protocol OrderService: Sendable {
     /// The most recent orders, newest first.
     /// - Parameter limit: The most orders to return.
     func recentOrders(limit: Int) async throws -> [Order]
+
+    /// Places an order for the whole cart in one transaction: the order is written, stock is
+    /// decremented and the cart emptied, or nothing changes. Live implementations publish
+    /// ``ShopEvent/cartChanged(_:)`` and then ``ShopEvent/orderPlaced(_:)`` after the commit.
+    /// - Returns: The placed order.
+    /// - Throws: ``ShopError`` `emptyCart`, or `productNotFound` / `outOfStock` / `quantityExceedsStock` /
+    ///   `quantityExceedsMaximum` naming the first offending line in `details.productId`.
+    func placeOrder() async throws -> Order
 }

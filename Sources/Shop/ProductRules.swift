@@ -8,12 +8,18 @@ public enum ProductRules {
     public static let maximumDescriptionLength = 500
     /// The fewest characters a name may have once trimmed.
     public static let minimumNameLength = 3
+    /// The most characters a name may have once trimmed: it must fit a product card and a cart line.
+    public static let maximumNameLength = 120
 
-    /// Checks a name: required, at least 3 characters once trimmed.
+    /// Checks a name: required, 3 to 120 characters once trimmed, no control characters.
     public static func nameError(_ name: String) -> String? {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return "Name is required." }
         if trimmed.count < minimumNameLength { return "Name must be at least \(minimumNameLength) characters." }
+        if trimmed.count > maximumNameLength { return "Name must be at most \(maximumNameLength) characters." }
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "Name must not contain control characters."
+        }
         return nil
     }
 

@@ -14,7 +14,11 @@
 /// - `emptyCart`: checkout of an empty cart.
 /// - `validationFailed`: a form or new product is invalid (`details` maps each invalid field to its message).
 /// - `alreadySubmitting`: the same submission is still running.
-/// - `notReady`: the action needs content that has not loaded yet.
+/// - `notReady`: the action needs content that is still loading.
+/// - `loadFailed`: the action needs content whose load failed (`details.content`); `retryable` says whether
+///   the ViewModel's `refresh` may help.
+/// - `notListed`: the product is not in the list the catalog has loaded (`details.productId`).
+/// - `alreadySubmitted`: the same submission already succeeded (`details.productId`); change it or reset first.
 /// - `nothingSelected`: deleting a selection that is empty.
 /// - `unknownField`: no form field with that name (`details.field`).
 /// - `unknownSection`: no dashboard section with that name (`details.section`).
@@ -59,6 +63,9 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let validationFailed = "validationFailed"
         public static let alreadySubmitting = "alreadySubmitting"
         public static let notReady = "notReady"
+        public static let loadFailed = "loadFailed"
+        public static let notListed = "notListed"
+        public static let alreadySubmitted = "alreadySubmitted"
         public static let nothingSelected = "nothingSelected"
         public static let unknownField = "unknownField"
         public static let unknownSection = "unknownSection"
@@ -125,8 +132,40 @@ extension ShopError {
     public static let alreadySubmitting = ShopError(
         reason: Reason.alreadySubmitting, message: "This is already being submitted.")
 
-    /// The action needs content that has not loaded yet.
+    /// The action needs content that is still loading.
     public static let notReady = ShopError(reason: Reason.notReady, message: "Still loading; try again when loaded.")
+
+    /// The action needs content whose load failed.
+    /// - Parameters:
+    ///   - content: what failed to load (`product`, `cart`, `categories`, `favorites`).
+    ///   - message: the load's failure, for people.
+    ///   - retryable: whether refreshing may help.
+    public static func loadFailed(_ content: String, message: String, retryable: Bool) -> ShopError {
+        ShopError(
+            reason: Reason.loadFailed,
+            message: retryable ? "\(message) Refresh to try again." : message,
+            details: ["content": content], isRetryable: retryable)
+    }
+
+    /// A product that existed was deleted.
+    public static func productGone(_ productId: String) -> ShopError {
+        ShopError(reason: Reason.productNotFound, message: "Product \(productId) is no longer available.",
+                  details: ["productId": productId])
+    }
+
+    /// The product is not in the loaded list (it may exist: only listed products can be selected).
+    public static func notListed(_ productId: String) -> ShopError {
+        ShopError(reason: Reason.notListed,
+                  message: "Product \(productId) is not in the loaded list; only listed products can be selected.",
+                  details: ["productId": productId])
+    }
+
+    /// The form's submission already succeeded; submitting it unchanged would create a duplicate.
+    public static func alreadySubmitted(productId: String) -> ShopError {
+        ShopError(reason: Reason.alreadySubmitted,
+                  message: "This product was already created (\(productId)). Change the form or reset it to create another.",
+                  details: ["productId": productId])
+    }
 
     /// Deleting an empty selection.
     public static let nothingSelected = ShopError(reason: Reason.nothingSelected, message: "No products are selected.")

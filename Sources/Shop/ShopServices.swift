@@ -6,10 +6,8 @@ public struct ShopServices: Sendable {
     public var favorites: any FavoritesService
     /// The cart and checkout.
     public var cart: any CartService
-    /// Placed orders.
+    /// Placing orders, and the orders placed.
     public var orders: any OrderService
-    /// Tax rules.
-    public var pricing: any PricingService
     /// Suggestions.
     public var recommendations: any RecommendationService
     /// The change feed the services publish to.
@@ -18,14 +16,13 @@ public struct ShopServices: Sendable {
     /// Creates the container.
     public init(
         catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
-        orders: any OrderService, pricing: any PricingService, recommendations: any RecommendationService,
+        orders: any OrderService, recommendations: any RecommendationService,
         events: ShopEvents
     ) {
         self.catalog = catalog
         self.favorites = favorites
         self.cart = cart
         self.orders = orders
-        self.pricing = pricing
         self.recommendations = recommendations
         self.events = events
     }

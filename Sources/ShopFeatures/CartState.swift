@@ -16,8 +16,34 @@ public struct CartState: Codable, Equatable, Sendable {
     public var checkoutPhase: SubmitPhaseName
     /// The last checkout's operational failure; `null` otherwise.
     @ExplicitNull public var checkoutError: ErrorInfo?
-    /// The order the last successful checkout placed; `null` before.
+    /// The order the last successful checkout placed; `null` before, and again once the cart changes.
     @ExplicitNull public var lastOrder: OrderSnapshot?
+    /// Lines that went without the user removing them (their product was deleted), and why; cleared by
+    /// the user's next change, a checkout or `dismissNotices`.
+    public var notices: [CartNotice]
+}
+
+/// A line that left the cart without the user removing it.
+public struct CartNotice: Codable, Equatable, Sendable {
+    /// The product whose line went.
+    public var productId: String
+    /// Its name, as the line showed it.
+    public var name: String
+    /// Why, machine-readable: `productDeleted`.
+    public var reason: String
+    /// Why, for people.
+    public var message: String
+}
+
+extension CartNotice {
+    /// A line removed because its product was deleted from the catalog (kept out of the type's body so
+    /// the memberwise initializer remains).
+    init(productDeleted line: CartLine) {
+        productId = line.productId
+        name = line.name
+        reason = "productDeleted"
+        message = "\(line.name) was removed from your cart: it is no longer sold."
+    }
 }
 
 /// One cart line. Its total is `unitPrice × quantity`, exact in minor units; clients compute it.

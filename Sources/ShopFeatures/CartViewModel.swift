@@ -6,6 +6,9 @@ import Shop
 /// The cart comes priced from the cart service (tax included), and follows the feed: a change made
 /// anywhere (such as a product page's add to cart) is shown before that call returns. Of two copies
 /// of the cart, the one with the higher `revision` wins, so a late answer never hides a newer change.
+/// A checkout's outcome (`checkoutPhase`, `lastOrder`) stays until the cart changes again: a new change
+/// starts a new checkout story. Lines removed because their product was deleted are named in `notices`
+/// until the user's next change.
 @MainActor @Observable
 public final class CartViewModel {
     public private(set) var phase: Phase = .idle
@@ -14,24 +17,33 @@ public final class CartViewModel {
     public private(set) var lastOrder: Order?
     /// The last failed change, while the cart stays shown.
     public private(set) var actionError: ErrorInfo?
+    /// Lines that went without the user removing them, and why; cleared by the user's next change.
+    public private(set) var notices: [CartNotice] = []
 
     @ObservationIgnored private let cartService: any CartService
+    @ObservationIgnored private let orders: any OrderService
     @ObservationIgnored private let events: ShopEvents
+    /// The cart revision shown when the last checkout ended; a newer one starts a new checkout story.
+    @ObservationIgnored private var checkoutEndRevision: Int64?
+    @ObservationIgnored private var loadGeneration = 0
+    /// The phase the running load replaced, shown again if that load is abandoned.
+    @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var loadTask: Task<Void, Never>?
+    @ObservationIgnored private var loadTask: Task<Bool, Never>?
     @ObservationIgnored private var checkoutTask: Task<ShopError?, Never>?
     @ObservationIgnored private var changeTasks: [Int: Task<ShopError?, Never>] = [:]
     @ObservationIgnored private var nextChangeId = 0
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
-    public init(cart: any CartService, events: ShopEvents) {
+    public init(cart: any CartService, orders: any OrderService, events: ShopEvents) {
         self.cartService = cart
+        self.orders = orders
         self.events = events
     }
 
     /// Creates the ViewModel from the service container.
     public convenience init(services: ShopServices) {
-        self.init(cart: services.cart, events: services.events)
+        self.init(cart: services.cart, orders: services.orders, events: services.events)
     }
 
     // MARK: State
@@ -46,7 +58,7 @@ public final class CartViewModel {
         CartState(
             phase: phase.name, error: phase.error ?? actionError, lines: lines.map(CartLineSnapshot.init),
             totals: totals, checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
-            lastOrder: lastOrder.map(OrderSnapshot.init))
+            lastOrder: lastOrder.map(OrderSnapshot.init), notices: notices)
     }
 
     // MARK: Lifecycle
@@ -72,9 +84,15 @@ public final class CartViewModel {
 
     // MARK: Intents
 
-    /// Loads the cart again.
-    public func refresh() async {
-        await startLoad().valueCancellingWithCaller()
+    /// Loads the cart again (after a failed load, or to be sure it is current).
+    /// - Returns: `.superseded` when a newer refresh replaced this one.
+    public func refresh() async -> IntentOutcome {
+        await startLoad().outcome(generation: loadGeneration) { self.loadGeneration }
+    }
+
+    /// Forgets the notices about lines that went.
+    public func dismissNotices() {
+        notices = []
     }
 
     /// Adds units of a product, merging with its line.
@@ -107,26 +125,34 @@ public final class CartViewModel {
         try await change { try await $0.clear() }
     }
 
-    /// Places the order; on success `lastOrder` holds it and the cart is empty.
-    /// - Throws: ``ShopError`` `notReady`, `emptyCart`, `alreadySubmitting`, or the cart's refusal
-    ///   (such as `quantityExceedsStock` naming the line in `details.productId`); nothing changes.
-    ///   Operational failures show as `checkoutPhase` `failed`.
+    /// Places the order through the order service; on success `lastOrder` holds it and the cart is empty.
+    /// - Throws: ``ShopError`` `notReady` while loading, `loadFailed` when the cart could not be loaded,
+    ///   `emptyCart`, `alreadySubmitting`, or the order service's refusal (such as `quantityExceedsStock`
+    ///   naming the line in `details.productId`); nothing changes. Operational failures show as
+    ///   `checkoutPhase` `failed`.
     public func checkout() async throws {
         guard checkoutTask == nil else { throw ShopError.alreadySubmitting }
-        guard let cart else { throw ShopError.notReady }
+        guard let cart else {
+            if case .failed(let message, let retryable) = phase {
+                throw ShopError.loadFailed("cart", message: "The cart could not be loaded: \(message)", retryable: retryable)
+            }
+            throw ShopError.notReady
+        }
         guard !cart.isEmpty else { throw ShopError.emptyCart }
         let previousPhase = checkoutPhase
         checkoutPhase = .submitting
-        let task = Task { [weak self, cartService] () -> ShopError? in
+        let task = Task { [weak self, cartService, orders] () -> ShopError? in
             do {
-                let order = try await cartService.checkout()
+                let order = try await orders.placeOrder()
                 guard let self else { return nil }
-                self.lastOrder = order
-                self.checkoutPhase = .succeeded
                 if self.cart?.isEmpty == false, !Task.isCancelled {
                     // No feed event emptied the cart (a service without a feed): ask for it.
                     if let cart = try? await cartService.cart() { self.apply(cart) }
                 }
+                self.lastOrder = order
+                self.notices = []
+                self.checkoutPhase = .succeeded
+                self.checkoutEndRevision = self.cart?.revision
             } catch {
                 switch Failure(error) {
                 case .cancelled:
@@ -136,6 +162,7 @@ public final class CartViewModel {
                     return error
                 case .operational(let info):
                     self?.checkoutPhase = .failed(info)
+                    self?.checkoutEndRevision = self?.cart?.revision
                 }
             }
             return nil
@@ -157,6 +184,7 @@ public final class CartViewModel {
                 let cart = try await operation(cartService)
                 self?.apply(cart)
                 self?.actionError = nil
+                self?.notices = []
             } catch {
                 return Failure.refusal(error) { self?.actionError = $0 }
             }
@@ -168,29 +196,46 @@ public final class CartViewModel {
         if let refusal { throw refusal }
     }
 
-    /// Shows `cart` unless a newer revision is shown already.
+    /// Shows `cart` unless a newer revision is shown already. A cart newer than the one the last
+    /// checkout ended on starts a new checkout story.
     private func apply(_ cart: Cart) {
         if let shown = self.cart, shown.revision > cart.revision { return }
         self.cart = cart
-        if phase != .loaded {
-            loadTask?.cancel()
-            phase = .loaded
+        if let ended = checkoutEndRevision, cart.revision > ended {
+            checkoutEndRevision = nil
+            checkoutPhase = .idle
+            lastOrder = nil
         }
+        // A load under way goes on: its cart, if older, is ignored above.
+        if phase != .loaded { phase = .loaded }
     }
 
+    /// Starts loading the cart, replacing a load under way.
+    /// - Returns: The task; its value is `true` when it showed its cart or its failure.
     @discardableResult
-    private func startLoad() -> Task<Void, Never> {
+    private func startLoad() -> Task<Bool, Never> {
         loadTask?.cancel()
+        loadGeneration += 1
+        let generation = loadGeneration
+        if phase != .loading { phaseBeforeLoad = phase }
         phase = .loading
-        let task = Task { [weak self, cartService] in
+        let task = Task { [weak self, cartService] () -> Bool in
+            var shown = false
+            defer {
+                // Abandoned by its caller with nothing newer started: show what was shown before.
+                if !shown, let self, generation == self.loadGeneration, self.phase == .loading { self.phase = self.phaseBeforeLoad }
+            }
             do {
                 let cart = try await cartService.cart()
-                guard let self, !Task.isCancelled else { return }
+                guard let self, !Task.isCancelled else { return false }
                 self.apply(cart)
+                shown = true
             } catch {
-                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
+                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.phase = .failed(info)
+                shown = true
             }
+            return shown
         }
         loadTask = task
         return task
@@ -199,8 +244,18 @@ public final class CartViewModel {
     // MARK: Feed
 
     private func handle(_ event: ShopEvent) {
-        if case .cartChanged(let cart) = event, subscription != nil {
+        guard subscription != nil else { return }
+        switch event {
+        case .cartChanged(let cart):
             apply(cart)
+        case .productsDeleted(let ids):
+            // Published before the cart without those lines: name the lines that are about to go.
+            let deleted = Set(ids)
+            for line in lines where deleted.contains(line.productId) && !notices.contains(where: { $0.productId == line.productId }) {
+                notices.append(CartNotice(productDeleted: line))
+            }
+        case .orderPlaced, .productCreated, .favoriteChanged:
+            break
         }
     }
 }

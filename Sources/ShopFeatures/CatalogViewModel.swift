@@ -9,8 +9,9 @@ import Shop
 /// _ = await catalog.search("oak")        // .completed, or .superseded by a later search
 /// ```
 ///
-/// Feed: deleted products leave the list at once; a created product, or an order of a listed product
-/// (stock changed), reloads the loaded pages without showing `loading`.
+/// Feed: deleted products leave the list at once and the list refills to its length; a created product,
+/// or an order of a listed product (stock changed), reloads the loaded pages without showing `loading`.
+/// `phase == .loaded` means the products are the results of `query`, `categoryId` and `sort`.
 @MainActor @Observable
 public final class CatalogViewModel {
     /// Products per page.
@@ -25,9 +26,16 @@ public final class CatalogViewModel {
     public private(set) var products: [Product] = []
     public private(set) var totalCount = 0
     public private(set) var selection: Set<String> = []
-    public private(set) var isLoadingMore = false
+    public private(set) var loadMorePhase: PagingPhase = .idle
     /// The last failed action, while the content stays loaded.
     public private(set) var actionError: ErrorInfo?
+
+    /// What a list shows: the search text, the category and the order.
+    private struct Criteria: Equatable {
+        var query: String
+        var categoryId: String?
+        var sort: ProductSort
+    }
 
     @ObservationIgnored private let catalog: any CatalogService
     @ObservationIgnored private let events: ShopEvents
@@ -36,13 +44,18 @@ public final class CatalogViewModel {
     /// The load that decides the list; a new list intent cancels it.
     @ObservationIgnored private var listTask: Task<Bool, Never>?
     @ObservationIgnored private var listGeneration = 0
-    @ObservationIgnored private var loadMoreTask: Task<Void, Never>?
+    @ObservationIgnored private var loadMoreTask: Task<Bool, Never>?
     @ObservationIgnored private var deleteTask: Task<ShopError?, Never>?
     @ObservationIgnored private var loadMoreGeneration = 0
     /// Whether a list load (or a search waiting for quiet) is running.
     @ObservationIgnored private var isListLoadRunning = false
     /// The phase that list loads replaced, shown again if the current one is abandoned.
     @ObservationIgnored private var phaseBeforeListLoad: Phase = .idle
+    /// The criteria of the list shown, put back if a load for other criteria is abandoned.
+    @ObservationIgnored private var shownCriteria: Criteria?
+    /// How many products the user has asked to see (a page, plus a page per `loadMore`); quiet reloads
+    /// load that many, so a list keeps its length when products come and go.
+    @ObservationIgnored private var requestedCount = CatalogViewModel.pageSize
     @ObservationIgnored private var knownCategoryIds: Set<String>?
     @ObservationIgnored private let tasks = TaskBag()
 
@@ -68,8 +81,10 @@ public final class CatalogViewModel {
         CatalogState(
             phase: phase.name, error: phase.error ?? actionError, query: query, category: categoryId, sort: sort,
             products: products.map(ProductSummary.init), totalCount: totalCount, hasMore: hasMore,
-            selection: selection.sorted(), isLoadingMore: isLoadingMore)
+            selection: selection.sorted(), loadMorePhase: loadMorePhase.name, loadMoreError: loadMorePhase.error)
     }
+
+    private var criteria: Criteria { Criteria(query: query, categoryId: categoryId, sort: sort) }
 
     // MARK: Lifecycle
 
@@ -90,87 +105,96 @@ public final class CatalogViewModel {
         loadMoreTask?.cancel()
         deleteTask?.cancel()
         tasks.cancelAll()
-        isListLoadRunning = false
-        isLoadingMore = false
+        if isListLoadRunning { showListBeforeLoad() }
+        if loadMorePhase == .loading { loadMorePhase = .idle }
         if phase == .loading { phase = .idle }
     }
 
     // MARK: Intents
 
     /// Reloads the first page with the current search, category and sort.
-    public func refresh() async {
-        _ = await startList(debounced: false, showsLoading: true).valueCancellingWithCaller()
+    /// - Returns: `.superseded` when a newer list intent replaced it, `.cancelled` when the caller was.
+    public func refresh() async -> IntentOutcome {
+        await listOutcome(startList(debounced: false, showsLoading: true))
     }
 
-    /// Sets the search text at once and searches after 300 ms without another search.
+    /// Sets the search text at once (phase `loading`) and searches after 300 ms without another search.
     /// - Returns: `.completed` when this search's results (or failure) are shown, `.superseded` when a
-    ///   newer search, filter, sort or refresh replaced it, `.cancelled` when the caller was cancelled.
-    public func search(_ text: String) async -> SearchOutcome {
+    ///   newer search, filter, sort or refresh replaced it, `.cancelled` when the caller was cancelled
+    ///   (the text of the results shown is put back).
+    public func search(_ text: String) async -> IntentOutcome {
         query = text
-        let task = startList(debounced: true, showsLoading: true)
-        let generation = listGeneration
-        let completed = await task.valueCancellingWithCaller()
-        if completed { return .completed }
-        return listGeneration != generation ? .superseded : .cancelled
+        return await listOutcome(startList(debounced: true, showsLoading: true))
     }
 
     /// Shows one category, or all with `nil`, and returns when the first page is loaded.
+    /// - Returns: `.superseded` when a newer list intent replaced it, `.cancelled` when the caller was.
     /// - Throws: ``ShopError`` `categoryNotFound` for an unknown category (nothing changes).
-    public func setCategory(_ categoryId: String?) async throws {
+    public func setCategory(_ categoryId: String?) async throws -> IntentOutcome {
         if let categoryId {
             if knownCategoryIds == nil { await loadCategoryIds() }
             guard let known = knownCategoryIds else {
                 actionError = ErrorInfo(message: "Categories could not be loaded. Please try again.", retryable: true)
-                return
+                return .completed
             }
             guard known.contains(categoryId) else { throw ShopError.categoryNotFound(categoryId) }
         }
         self.categoryId = categoryId
-        _ = await startList(debounced: false, showsLoading: true).valueCancellingWithCaller()
+        return await listOutcome(startList(debounced: false, showsLoading: true))
     }
 
     /// Changes the order and returns when the first page is loaded.
-    public func setSort(_ sort: ProductSort) async {
+    /// - Returns: `.superseded` when a newer list intent replaced it, `.cancelled` when the caller was.
+    public func setSort(_ sort: ProductSort) async -> IntentOutcome {
         self.sort = sort
-        _ = await startList(debounced: false, showsLoading: true).valueCancellingWithCaller()
+        return await listOutcome(startList(debounced: false, showsLoading: true))
     }
 
-    /// Appends the next page. Does nothing when not loaded, nothing more matches, or a page is
-    /// already loading.
-    public func loadMore() async {
-        guard phase == .loaded, hasMore, !isLoadingMore else { return }
-        isLoadingMore = true
+    /// Appends the next page; a failure shows in `loadMorePhase` (the list stays loaded), and calling
+    /// again retries. Does nothing when not loaded, nothing more matches, or a page is already loading.
+    /// - Returns: `.superseded` when a new list (search, filter, sort, refresh) replaced the page.
+    public func loadMore() async -> IntentOutcome {
+        guard phase == .loaded, hasMore, loadMorePhase != .loading else { return .completed }
+        loadMorePhase = .loading
         loadMoreGeneration += 1
         let generation = loadMoreGeneration
         let query = currentQuery(offset: products.count, limit: Self.pageSize)
-        let task = Task { [weak self, catalog] in
+        let task = Task { [weak self, catalog] () -> Bool in
             let result: Result<ProductPage, any Error>
             do { result = .success(try await catalog.page(query)) } catch { result = .failure(error) }
-            guard let self, generation == self.loadMoreGeneration else { return }
-            self.isLoadingMore = false
-            guard !Task.isCancelled else { return }
+            guard let self, generation == self.loadMoreGeneration else { return false }
+            guard !Task.isCancelled else {
+                self.loadMorePhase = .idle
+                return false
+            }
             switch result {
             case .success(let page):
                 let known = Set(self.products.map(\.id))
                 self.products += page.products.filter { !known.contains($0.id) }
                 self.totalCount = page.totalCount
-                self.actionError = nil
+                self.requestedCount = max(self.requestedCount, self.products.count)
+                self.loadMorePhase = .idle
             case .failure(let error):
-                if let info = Failure.loadError(error) { self.actionError = info }
+                guard let info = Failure.loadError(error) else {
+                    self.loadMorePhase = .idle
+                    return false
+                }
+                self.loadMorePhase = .failed(info)
             }
+            return true
         }
         loadMoreTask = task
-        await task.valueCancellingWithCaller()
+        return await task.outcome(generation: generation) { self.loadMoreGeneration }
     }
 
-    /// Selects a loaded product, or deselects it if selected.
-    /// - Throws: ``ShopError`` `productNotFound` when the product is not in the list.
+    /// Selects a listed (loaded) product, or deselects it if selected.
+    /// - Throws: ``ShopError`` `notListed` when the product is not in the loaded list.
     public func toggleSelection(_ productId: String) throws {
-        guard products.contains(where: { $0.id == productId }) else { throw ShopError.productNotFound(productId) }
+        guard products.contains(where: { $0.id == productId }) else { throw ShopError.notListed(productId) }
         if selection.remove(productId) == nil { selection.insert(productId) }
     }
 
-    /// Selects every loaded product.
+    /// Selects every listed product: the pages loaded so far, not every match (`totalCount`).
     public func selectAll() {
         selection = Set(products.map(\.id))
     }
@@ -211,35 +235,44 @@ public final class CatalogViewModel {
         ProductQuery(searchText: query, categoryId: categoryId, sort: sort, offset: offset, limit: limit)
     }
 
+    private func listOutcome(_ task: Task<Bool, Never>) async -> IntentOutcome {
+        await task.outcome(generation: listGeneration) { self.listGeneration }
+    }
+
     /// Replaces the list load: cancels the running one (and any page being appended) and starts anew.
+    /// - Parameters:
+    ///   - debounced: wait 300 ms of quiet first (a search).
+    ///   - showsLoading: a list the user asked for (phase `loading`, first page); otherwise a quiet
+    ///     reload of as many products as the user asked to see.
     /// - Returns: The task; its value is `false` when it was cancelled before showing a result.
     @discardableResult
     private func startList(debounced: Bool, showsLoading: Bool) -> Task<Bool, Never> {
         listTask?.cancel()
         loadMoreTask?.cancel()
-        isLoadingMore = false
+        loadMorePhase = .idle
         listGeneration += 1
         loadMoreGeneration += 1
         isListLoadRunning = true
         let generation = listGeneration
         if phase != .loading { phaseBeforeListLoad = phase }
-        if showsLoading && !debounced { phase = .loading }
-        let limit = showsLoading ? Self.pageSize : max(Self.pageSize, products.count)
+        if showsLoading {
+            phase = .loading
+            requestedCount = Self.pageSize
+        }
+        let limit = max(Self.pageSize, requestedCount)
         let task = Task { [weak self, catalog, clock] () -> Bool in
             var shown = false
             defer { if !shown { self?.listLoadEnded(generation: generation) } }
             do {
-                if debounced {
-                    try await clock.sleep(for: Self.searchDebounce)
-                    self?.phase = .loading
-                }
-                guard let query = self?.currentQuery(offset: 0, limit: limit) else { return false }
+                if debounced { try await clock.sleep(for: Self.searchDebounce) }
+                guard let criteria = self?.criteria, let query = self?.currentQuery(offset: 0, limit: limit) else { return false }
                 let page = try await catalog.page(query)
                 guard let self, !Task.isCancelled, generation == self.listGeneration else { return false }
                 self.isListLoadRunning = false
                 self.products = page.products
                 self.totalCount = page.totalCount
                 self.selection.formIntersection(page.products.map(\.id))
+                self.shownCriteria = criteria
                 self.phase = .loaded
                 self.actionError = nil
                 shown = true
@@ -249,6 +282,7 @@ public final class CatalogViewModel {
                       let info = Failure.loadError(error)
                 else { return false }
                 self.isListLoadRunning = false
+                self.shownCriteria = self.criteria
                 self.phase = .failed(info)
                 shown = true
                 return true
@@ -259,11 +293,22 @@ public final class CatalogViewModel {
     }
 
     /// A list load ended without showing a result. If it was still the current one (its caller was
-    /// cancelled: nothing newer replaced it), nothing else will finish it: the list goes back to the
-    /// phase it had before, rather than showing `loading` for ever and blocking `loadMore`.
+    /// cancelled: nothing newer replaced it), nothing else will finish it: the list goes back to what it
+    /// showed before, its phase and the search, category and sort of its results, rather than showing
+    /// `loading` for ever or a query over results that are not its own.
     private func listLoadEnded(generation: Int) {
         guard generation == listGeneration, isListLoadRunning else { return }
+        showListBeforeLoad()
+    }
+
+    /// Abandons the running list load: shows the phase it replaced and the criteria of the results shown.
+    private func showListBeforeLoad() {
         isListLoadRunning = false
+        if let shownCriteria, shownCriteria != criteria {
+            query = shownCriteria.query
+            categoryId = shownCriteria.categoryId
+            sort = shownCriteria.sort
+        }
         if phase == .loading { phase = phaseBeforeListLoad }
     }
 
@@ -277,11 +322,14 @@ public final class CatalogViewModel {
     private func handle(_ event: ShopEvent) {
         switch event {
         case .productsDeleted(let ids):
+            // Gone at once, then the list refills to the length the user asked for, as the list that
+            // deleted them does.
             let deleted = Set(ids)
             let before = products.count
             products.removeAll { deleted.contains($0.id) }
             totalCount = max(0, totalCount - (before - products.count))
             selection.subtract(deleted)
+            if products.count < before { refreshQuietly() }
         case .productCreated(let product):
             knownCategoryIds?.insert(product.categoryId)
             refreshQuietly()

@@ -24,7 +24,7 @@ public final class DashboardViewModel {
     @ObservationIgnored private let recommendations: any RecommendationService
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var loadTasks: [DashboardSection: Task<Void, Never>] = [:]
+    @ObservationIgnored private var loadTasks: [DashboardSection: Task<Bool, Never>] = [:]
     /// Counts each section's loads, so that a load can tell whether it is still the current one.
     @ObservationIgnored private var loadGenerations: [DashboardSection: Int] = [:]
     /// The phase each section's loads replaced, shown again if the current one is abandoned.
@@ -92,37 +92,48 @@ public final class DashboardViewModel {
     // MARK: Intents
 
     /// Reloads every section; returns when all have loaded or failed.
-    public func reload() async {
-        let tasks = DashboardSection.allCases.map { startLoad($0, showsLoading: true) }
-        await withTaskCancellationHandler {
-            for task in tasks { await task.value }
+    /// - Returns: `.superseded` when a newer load replaced one of the sections' (each then shows the
+    ///   newer one's result), `.cancelled` when the caller was cancelled.
+    public func reload() async -> IntentOutcome {
+        let started = DashboardSection.allCases.map { ($0, loadGenerations[$0, default: 0] + 1, startLoad($0, showsLoading: true)) }
+        let outcomes = await withTaskCancellationHandler {
+            var outcomes: [IntentOutcome] = []
+            for (section, generation, task) in started {
+                outcomes.append(await task.outcome(generation: generation) { self.loadGenerations[section, default: 0] })
+            }
+            return outcomes
         } onCancel: {
-            for task in tasks { task.cancel() }
+            for (_, _, task) in started { task.cancel() }
         }
+        if outcomes.contains(.cancelled) { return .cancelled }
+        return outcomes.contains(.superseded) ? .superseded : .completed
     }
 
     /// Reloads one section.
-    public func reloadSection(_ section: DashboardSection) async {
-        await startLoad(section, showsLoading: true).valueCancellingWithCaller()
+    /// - Returns: `.superseded` when a newer load of the section replaced this one, `.cancelled` when the
+    ///   caller was cancelled.
+    public func reloadSection(_ section: DashboardSection) async -> IntentOutcome {
+        let task = startLoad(section, showsLoading: true)
+        return await task.outcome(generation: loadGenerations[section, default: 0]) { self.loadGenerations[section, default: 0] }
     }
 
     /// Reloads one section by its wire name.
     /// - Throws: ``ShopError`` `unknownSection` (nothing changes).
-    public func reloadSection(_ name: String) async throws {
+    public func reloadSection(_ name: String) async throws -> IntentOutcome {
         guard let section = DashboardSection(rawValue: name) else { throw ShopError.unknownSection(name) }
-        await reloadSection(section)
+        return await reloadSection(section)
     }
 
     // MARK: Loading
 
     @discardableResult
-    private func startLoad(_ section: DashboardSection, showsLoading: Bool) -> Task<Void, Never> {
+    private func startLoad(_ section: DashboardSection, showsLoading: Bool) -> Task<Bool, Never> {
         loadTasks[section]?.cancel()
         let generation = loadGenerations[section, default: 0] + 1
         loadGenerations[section] = generation
         if phase(of: section) != .loading { phasesBeforeLoad[section] = phase(of: section) }
         if showsLoading { setPhase(.loading, of: section) }
-        let task: Task<Void, Never> = switch section {
+        let task: Task<Bool, Never> = switch section {
         case .featured:
             load(section, generation, { [catalog] in try await catalog.featured(limit: Self.productLimit) }) { $0.featured.items = $1 }
         case .categories:
@@ -145,21 +156,22 @@ public final class DashboardViewModel {
         _ generation: Int,
         _ fetch: @escaping @Sendable () async throws -> Items,
         apply: @escaping @MainActor (DashboardViewModel, Items) -> Void
-    ) -> Task<Void, Never> {
-        Task { [weak self] in
+    ) -> Task<Bool, Never> {
+        Task { [weak self] () -> Bool in
             var shown = false
             defer { if !shown { self?.loadEnded(section, generation: generation) } }
             do {
                 let items = try await fetch()
-                guard let self, !Task.isCancelled else { return }
+                guard let self, !Task.isCancelled else { return false }
                 apply(self, items)
                 self.setPhase(.loaded, of: section)
                 shown = true
             } catch {
-                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
+                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.setPhase(.failed(info), of: section)
                 shown = true
             }
+            return shown
         }
     }
 

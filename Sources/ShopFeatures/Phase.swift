@@ -87,3 +87,37 @@ public struct ErrorInfo: Codable, Equatable, Sendable {
         self.retryable = retryable
     }
 }
+
+/// Where appending the next page of a list stands, apart from the list's own ``Phase``: a failed page
+/// leaves the list loaded. On the wire: ``PagingPhaseName`` as `loadMorePhase`, plus `loadMoreError`.
+public enum PagingPhase: Equatable, Sendable {
+    /// No page is loading, and the last one (if any) loaded.
+    case idle
+    /// The next page is loading.
+    case loading
+    /// The last page failed to load; `loadMore` tries again.
+    case failed(message: String, retryable: Bool)
+
+    /// The wire name.
+    public var name: PagingPhaseName {
+        switch self {
+        case .idle: .idle
+        case .loading: .loading
+        case .failed: .failed
+        }
+    }
+
+    /// The failure, when failed.
+    public var error: ErrorInfo? {
+        if case .failed(let message, let retryable) = self { ErrorInfo(message: message, retryable: retryable) } else { nil }
+    }
+
+    static func failed(_ info: ErrorInfo) -> PagingPhase {
+        .failed(message: info.message, retryable: info.retryable)
+    }
+}
+
+/// A ``PagingPhase`` on the wire.
+public enum PagingPhaseName: String, Codable, Sendable {
+    case idle, loading, failed
+}

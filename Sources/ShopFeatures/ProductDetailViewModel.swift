@@ -3,9 +3,11 @@ import Shop
 
 /// One product: details, favourite mark, quantity stepper and add to cart.
 ///
-/// The quantity stays within `1...min(maxPerOrder, stock)`; stepping past a bound is refused with an
-/// error (state unchanged). Feed: favourite changes made elsewhere apply at once; deleting the product
-/// fails the page; an order of this product reloads it quietly (its stock changed).
+/// The quantity stays within `1...min(maxPerOrder, stock) - inCart` (the units already in the cart count
+/// against the per-order maximum and the stock); stepping past a bound is refused with an error (state
+/// unchanged). A favourites outage shows the product with its favourite mark unknown. Feed: favourite and
+/// cart changes made elsewhere apply at once; deleting the product fails the page; an order of this
+/// product reloads it quietly (its stock changed).
 @MainActor @Observable
 public final class ProductDetailViewModel {
     /// How long `didAddToCart` stays `true`.
@@ -15,10 +17,15 @@ public final class ProductDetailViewModel {
     public let productId: String
     public private(set) var phase: Phase = .idle
     public private(set) var product: Product?
-    public private(set) var isFavorite = false
+    /// Whether the product is a favourite; `nil` while unknown (the favourites could not be loaded).
+    public private(set) var isFavorite: Bool?
+    /// Units of this product already in the cart; `nil` while unknown (the cart could not be loaded).
+    public private(set) var inCart: Int?
     public private(set) var quantity = 1
     /// Whether an add to cart is running.
     public private(set) var isAddingToCart = false
+    /// Whether a favourite change is saving.
+    public private(set) var isSavingFavorite = false
     public private(set) var didAddToCart = false
     /// The last failed action, while the content stays loaded.
     public private(set) var actionError: ErrorInfo?
@@ -29,7 +36,12 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private let clock: any Clock<Duration>
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var loadTask: Task<Void, Never>?
+    @ObservationIgnored private var loadTask: Task<Bool, Never>?
+    @ObservationIgnored private var loadGeneration = 0
+    /// The phase the running load replaced, shown again if that load is abandoned.
+    @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
+    /// Why the last load failed, to refuse actions with what is true (gone, or failed and retryable).
+    @ObservationIgnored private var loadFailure: ShopError?
     @ObservationIgnored private var favoriteTask: Task<ShopError?, Never>?
     @ObservationIgnored private var addTask: Task<ShopError?, Never>?
     @ObservationIgnored private var addedFlagTask: Task<Void, Never>?
@@ -56,30 +68,40 @@ public final class ProductDetailViewModel {
 
     // MARK: State
 
-    /// The most units that can be added: `min(maxPerOrder, stock)`, 0 when not loaded.
-    public var maxQuantity: Int { product?.purchasableQuantity ?? 0 }
+    /// The most units that can still be added: `min(maxPerOrder, stock)` less the units already in the
+    /// cart (when known); 0 when not loaded.
+    public var maxQuantity: Int {
+        guard let product else { return 0 }
+        return max(0, product.purchasableQuantity - (inCart ?? 0))
+    }
     /// `price * quantity`, when loaded.
     public var totalPrice: Money? { product.map { $0.price * quantity } }
     /// Whether the product is loaded and has no stock.
     public var isOutOfStock: Bool { product.map { !$0.isInStock } ?? false }
-    /// Whether ``addToCart()`` would be accepted.
+    /// Whether ``addToCart()`` would be accepted: loaded, in stock, not adding, and `quantity` fits beside
+    /// what the cart holds.
     public var canAddToCart: Bool {
         phase == .loaded && !isOutOfStock && !isAddingToCart && (1...max(1, maxQuantity)).contains(quantity)
+            && maxQuantity >= 1
+    }
+    /// Whether ``toggleFavorite()`` would be accepted: loaded, the favourite mark known, no change saving.
+    public var canToggleFavorite: Bool {
+        phase == .loaded && isFavorite != nil && !isSavingFavorite
     }
 
     /// The whole state as one value.
     public var state: ProductDetailState {
         ProductDetailState(
             phase: phase.name, error: phase.error ?? actionError, product: product.map(ProductInfo.init),
-            isFavorite: isFavorite, quantity: quantity, maxQuantity: maxQuantity, totalPrice: totalPrice,
-            canAddToCart: canAddToCart, isOutOfStock: isOutOfStock, isAddingToCart: isAddingToCart,
-            didAddToCart: didAddToCart)
+            isFavorite: isFavorite, canToggleFavorite: canToggleFavorite, inCart: inCart, quantity: quantity,
+            maxQuantity: maxQuantity, totalPrice: totalPrice, canAddToCart: canAddToCart, isOutOfStock: isOutOfStock,
+            isAddingToCart: isAddingToCart, didAddToCart: didAddToCart)
     }
 
     // MARK: Lifecycle
 
-    /// Subscribes to the feed and loads the product and its favourite mark in parallel (phase becomes
-    /// `loading` at once). Calling it again while open does nothing.
+    /// Subscribes to the feed and loads the product, its favourite mark and the cart's units of it in
+    /// parallel (phase becomes `loading` at once). Calling it again while open does nothing.
     public func appear() {
         guard subscription == nil else { return }
         subscription = events.subscribe { [weak self] in self?.handle($0) }
@@ -90,7 +112,8 @@ public final class ProductDetailViewModel {
     public func close() {
         subscription?.cancel()
         subscription = nil
-        for task in [loadTask, addedFlagTask] { task?.cancel() }
+        for task in [addedFlagTask] { task?.cancel() }
+        loadTask?.cancel()
         favoriteTask?.cancel()
         addTask?.cancel()
         tasks.cancelAll()
@@ -99,43 +122,51 @@ public final class ProductDetailViewModel {
 
     // MARK: Intents
 
-    /// Loads the product again.
-    public func refresh() async {
-        await startLoad().valueCancellingWithCaller()
+    /// Loads the product, its favourite mark and the cart's units of it again: the retry after a failed load.
+    /// - Returns: `.superseded` when a newer refresh replaced this one.
+    public func refresh() async -> IntentOutcome {
+        await startLoad().outcome(generation: loadGeneration) { self.loadGeneration }
     }
 
     /// Adds one unit to the quantity.
-    /// - Throws: ``ShopError`` `notReady`, `outOfStock`, or `quantityExceedsStock` /
-    ///   `quantityExceedsMaximum` at the upper bound (state unchanged).
+    /// - Throws: ``ShopError`` `notReady`, `loadFailed`, `productNotFound`, `outOfStock`, or
+    ///   `quantityExceedsStock` / `quantityExceedsMaximum` at the upper bound (counting the cart's units;
+    ///   state unchanged).
     public func incrementQuantity() throws {
-        guard let product else { throw ShopError.notReady }
+        let product = try loadedProduct()
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
         guard quantity < maxQuantity else {
+            let requested = quantity + 1 + (inCart ?? 0)
             if product.stock < product.maxPerOrder {
-                throw ShopError.quantityExceedsStock(product.id, name: product.name, requested: quantity + 1, available: product.stock)
+                throw ShopError.quantityExceedsStock(product.id, name: product.name, requested: requested, available: product.stock)
             }
-            throw ShopError.quantityExceedsMaximum(product.id, name: product.name, requested: quantity + 1, maximum: product.maxPerOrder)
+            throw ShopError.quantityExceedsMaximum(product.id, name: product.name, requested: requested, maximum: product.maxPerOrder)
         }
         quantity += 1
     }
 
     /// Removes one unit from the quantity.
-    /// - Throws: ``ShopError`` `notReady`, or `invalidQuantity` at 1 (state unchanged).
+    /// - Throws: ``ShopError`` `notReady`, `loadFailed`, `productNotFound`, or `invalidQuantity` at 1
+    ///   (state unchanged).
     public func decrementQuantity() throws {
-        guard product != nil else { throw ShopError.notReady }
+        _ = try loadedProduct()
         guard quantity > 1 else { throw ShopError.invalidQuantity(quantity - 1, minimum: 1) }
         quantity -= 1
     }
 
     /// Flips the favourite mark at once, saves it, and flips it back if saving fails.
-    /// - Throws: ``ShopError`` `notReady`, `alreadySubmitting` while a change is saving, or the
-    ///   service's refusal (reverted). Operational failures are reverted and shown in `error`.
+    /// - Throws: ``ShopError`` `notReady`, `loadFailed` (the product, or the favourite mark, could not be
+    ///   loaded), `alreadySubmitting` while a change is saving, or the service's refusal (reverted).
+    ///   Operational failures are reverted and shown in `error`.
     public func toggleFavorite() async throws {
+        _ = try loadedProduct()
         guard phase == .loaded else { throw ShopError.notReady }
-        guard favoriteTask == nil else { throw ShopError.alreadySubmitting }
-        let previous = isFavorite
-        isFavorite.toggle()
-        let target = isFavorite
+        guard !isSavingFavorite else { throw ShopError.alreadySubmitting }
+        guard let previous = isFavorite else {
+            throw ShopError.loadFailed("favorites", message: "Whether this product is a favourite is unknown: favourites could not be loaded.", retryable: true)
+        }
+        let target = !previous
+        isFavorite = target
         let task = Task { [weak self, favorites, productId] () -> ShopError? in
             do {
                 try await favorites.setFavorite(productId: productId, isFavorite: target)
@@ -154,25 +185,29 @@ public final class ProductDetailViewModel {
             return nil
         }
         favoriteTask = task
+        isSavingFavorite = true
         let refusal = await task.valueCancellingWithCaller()
         favoriteTask = nil
+        isSavingFavorite = false
         if let refusal { throw refusal }
     }
 
     /// Adds `quantity` units to the cart; on success `didAddToCart` is `true` for 2 seconds.
-    /// - Throws: ``ShopError`` `notReady`, `outOfStock`, `alreadySubmitting` while adding, or the
-    ///   cart's refusal such as `quantityExceedsStock` (state unchanged). Operational failures are
-    ///   shown in `error`.
+    /// - Throws: ``ShopError`` `notReady`, `loadFailed`, `productNotFound`, `outOfStock`,
+    ///   `alreadySubmitting` while adding, or the cart's refusal such as `quantityExceedsMaximum`
+    ///   (state unchanged). Operational failures are shown in `error`.
     public func addToCart() async throws {
         guard !isAddingToCart else { throw ShopError.alreadySubmitting }
-        guard phase == .loaded, let product else { throw ShopError.notReady }
+        let product = try loadedProduct()
+        guard phase == .loaded else { throw ShopError.notReady }
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
         isAddingToCart = true
         let task = Task { [weak self, cart, productId, quantity] () -> ShopError? in
             defer { self?.isAddingToCart = false }
             do {
-                try await cart.add(productId: productId, quantity: quantity)
+                let updated = try await cart.add(productId: productId, quantity: quantity)
                 guard let self else { return nil }
+                self.showCart(updated)
                 self.actionError = nil
                 self.showAddedFlag()
             } catch {
@@ -188,23 +223,58 @@ public final class ProductDetailViewModel {
 
     // MARK: Loading
 
+    /// The loaded product, or the refusal that says why there is none: still loading (`notReady`), gone
+    /// or never existed (`productNotFound`), or the load failed (`loadFailed`; refresh to retry).
+    private func loadedProduct() throws -> Product {
+        if let product, phase == .loaded || phase == .loading { return product }
+        guard case .failed(let message, let retryable) = phase else { throw ShopError.notReady }
+        if let loadFailure, loadFailure.isRefusal { throw loadFailure }
+        throw ShopError.loadFailed("product", message: "The product could not be loaded: \(message)", retryable: retryable)
+    }
+
+    /// Starts loading, replacing a load under way.
+    /// - Returns: The task; its value is `true` when it showed the product or the failure.
     @discardableResult
-    private func startLoad() -> Task<Void, Never> {
+    private func startLoad() -> Task<Bool, Never> {
         loadTask?.cancel()
+        loadGeneration += 1
+        let generation = loadGeneration
+        if phase != .loading { phaseBeforeLoad = phase }
         phase = .loading
-        let task = Task { [weak self, catalog, favorites, productId] in
-            do {
-                async let product = catalog.product(id: productId)
-                async let favorite = favorites.isFavorite(productId: productId)
-                let (loaded, isFavorite) = try await (product, favorite)
-                guard let self, !Task.isCancelled else { return }
-                self.show(loaded)
-                self.isFavorite = isFavorite
-                self.phase = .loaded
-            } catch {
-                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
-                self.phase = .failed(info)
+        let task = Task { [weak self, catalog, favorites, cart, productId] () -> Bool in
+            var shown = false
+            defer {
+                // Abandoned by its caller with nothing newer started: show what was shown before.
+                if !shown, let self, generation == self.loadGeneration, self.phase == .loading { self.phase = self.phaseBeforeLoad }
             }
+            async let product = catalog.product(id: productId)
+            async let favorite = attempt { try await favorites.isFavorite(productId: productId) }
+            async let cartNow = attempt { try await cart.cart() }
+            do {
+                let loaded = try await product
+                let (isFavorite, cart) = await (favorite, cartNow)
+                guard let self, !Task.isCancelled else { return false }
+                self.loadFailure = nil
+                self.actionError = nil
+                switch isFavorite {
+                case .success(let value):
+                    self.isFavorite = value
+                case .failure(let error):
+                    // The product shows without its favourite mark: unknown, and its toggle unavailable.
+                    self.isFavorite = nil
+                    if let info = Failure.loadError(error) { self.actionError = info }
+                }
+                if case .success(let cart) = cart { self.inCart = cart.line(for: productId)?.quantity ?? 0 } else { self.inCart = nil }
+                self.show(loaded)
+                self.phase = .loaded
+                shown = true
+            } catch {
+                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
+                self.loadFailure = error as? ShopError
+                self.phase = .failed(info)
+                shown = true
+            }
+            return shown
         }
         loadTask = task
         return task
@@ -212,7 +282,17 @@ public final class ProductDetailViewModel {
 
     private func show(_ product: Product) {
         self.product = product
-        quantity = min(max(1, quantity), max(1, product.purchasableQuantity))
+        clampQuantity()
+    }
+
+    private func showCart(_ cart: Cart) {
+        inCart = cart.line(for: productId)?.quantity ?? 0
+        clampQuantity()
+    }
+
+    /// Keeps `quantity` within `1...max(1, maxQuantity)`.
+    private func clampQuantity() {
+        quantity = min(max(1, quantity), max(1, maxQuantity))
     }
 
     private func showAddedFlag() {
@@ -232,9 +312,13 @@ public final class ProductDetailViewModel {
         switch event {
         case .favoriteChanged(let id, let value) where id == productId:
             isFavorite = value
+        case .cartChanged(let cart):
+            showCart(cart)
         case .productsDeleted(let ids) where ids.contains(productId):
             loadTask?.cancel()
+            loadGeneration += 1
             product = nil
+            loadFailure = .productGone(productId)
             phase = .failed(message: "This product is no longer available.", retryable: false)
         case .orderPlaced(let order) where phase == .loaded && order.lines.contains { $0.productId == productId }:
             tasks.run { [weak self, catalog, productId] in
@@ -245,4 +329,9 @@ public final class ProductDetailViewModel {
             break
         }
     }
+}
+
+/// The result of `body`, success or failure, so that one of several parallel loads may fail alone.
+private func attempt<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
 }

@@ -9,8 +9,8 @@ public struct ProductFormState: Codable, Equatable, Sendable {
     /// The field values as typed.
     public var fields: ProductFormFields
     /// Messages for the invalid fields the user has edited, by field name (`name`, `description`,
-    /// `price`, `category`). Untouched fields show no error; a refused `submit()` lists them all in
-    /// its error's `details`.
+    /// `price`, `category`). Untouched fields show no error until a submission is tried: a refused
+    /// `submit()` shows every invalid field here (and lists them in its error's `details`).
     public var errors: [String: String]
     /// Whether every field (touched or not) is valid.
     public var isValid: Bool
@@ -23,9 +23,11 @@ public struct ProductFormState: Codable, Equatable, Sendable {
 
 /// The form's field values as typed.
 public struct ProductFormFields: Codable, Equatable, Sendable {
+    /// 3 to 120 characters once trimmed, no control characters.
     public var name = ""
+    /// At most 500 characters.
     public var description = ""
-    /// A decimal such as `"12.50"`.
+    /// A decimal such as `"12.50"`: greater than 0, at most 1000000.00, at most two decimals.
     public var price = ""
     /// A category id.
     public var category = ""

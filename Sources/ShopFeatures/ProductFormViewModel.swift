@@ -4,10 +4,11 @@ import Shop
 
 /// The form that creates a product.
 ///
-/// Validation runs continuously; `errors` shows the messages of the fields the user has edited.
-/// `submit()` on an invalid form is refused with `validationFailed`, its `details` naming every
-/// invalid field, and the state does not change. A created product is published on the feed by the
-/// catalog service, so open catalogs reload.
+/// Validation runs continuously; `errors` shows the messages of the fields the user has edited, and
+/// of every field once a submission was tried. `submit()` on an invalid form is refused with
+/// `validationFailed`, its `details` naming every invalid field (and `errors` now shows them all). A
+/// succeeded form is not submitted twice: changing a field starts a new product, `reset()` empties it.
+/// A created product is published on the feed by the catalog service, so open catalogs reload.
 @MainActor @Observable
 public final class ProductFormViewModel {
     public private(set) var phase: Phase = .idle
@@ -18,7 +19,10 @@ public final class ProductFormViewModel {
     public private(set) var createdProductId: String?
 
     @ObservationIgnored private let catalog: any CatalogService
-    @ObservationIgnored private var loadTask: Task<Void, Never>?
+    @ObservationIgnored private var loadTask: Task<Bool, Never>?
+    @ObservationIgnored private var loadGeneration = 0
+    /// The phase the running load replaced, shown again if that load is abandoned.
+    @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
     @ObservationIgnored private var submitTask: Task<ShopError?, Never>?
 
     /// Creates the ViewModel; categories load on ``appear()``.
@@ -45,6 +49,7 @@ public final class ProductFormViewModel {
 
     private var categoryError: String? {
         if fields.category.isEmpty { return "Category is required." }
+        if case .failed = phase { return "Categories could not be loaded; refresh to try again." }
         if phase != .loaded { return "Categories are not loaded yet." }
         return categories.contains { $0.id == fields.category } ? nil : "Choose one of the categories."
     }
@@ -68,19 +73,7 @@ public final class ProductFormViewModel {
     /// and otherwise does nothing.
     public func appear() {
         guard phase != .loading, phase != .loaded else { return }
-        phase = .loading
-        loadTask = Task { [weak self, catalog] in
-            do {
-                let summaries = try await catalog.categories()
-                guard let self, !Task.isCancelled else { return }
-                self.categories = summaries.map(\.category)
-                self.phase = .loaded
-            } catch {
-                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return }
-                self.phase = .failed(info)
-            }
-            self?.loadTask = nil
-        }
+        startLoad()
     }
 
     /// Cancels every task.
@@ -91,29 +84,75 @@ public final class ProductFormViewModel {
         if phase == .loading { phase = .idle }
     }
 
+    /// Loads the categories again: the retry after a failed load.
+    /// - Returns: `.superseded` when a newer refresh replaced this one.
+    public func refresh() async -> IntentOutcome {
+        await startLoad().outcome(generation: loadGeneration) { self.loadGeneration }
+    }
+
+    @discardableResult
+    private func startLoad() -> Task<Bool, Never> {
+        loadTask?.cancel()
+        loadGeneration += 1
+        let generation = loadGeneration
+        if phase != .loading { phaseBeforeLoad = phase }
+        phase = .loading
+        let task = Task { [weak self, catalog] () -> Bool in
+            var shown = false
+            defer {
+                // Abandoned by its caller with nothing newer started: show what was shown before.
+                if !shown, let self, generation == self.loadGeneration, self.phase == .loading { self.phase = self.phaseBeforeLoad }
+            }
+            do {
+                let summaries = try await catalog.categories()
+                guard let self, !Task.isCancelled else { return false }
+                self.categories = summaries.map(\.category)
+                self.phase = .loaded
+            } catch {
+                guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
+                self.phase = .failed(info)
+            }
+            shown = true
+            return true
+        }
+        loadTask = task
+        return task
+    }
+
     // MARK: Intents
 
-    /// Sets a field's value and marks it as edited.
-    public func setField(_ field: ProductFormField, _ value: String) {
+    /// Sets a field's value and marks it as edited. After a successful submission, this starts a new
+    /// product (`submitPhase` goes back to `idle`).
+    /// - Throws: ``ShopError`` `alreadySubmitting` while a submission runs (the form then shows what is
+    ///   being created).
+    public func setField(_ field: ProductFormField, _ value: String) throws {
+        guard submitTask == nil else { throw ShopError.alreadySubmitting }
+        if submitPhase == .succeeded {
+            submitPhase = .idle
+            createdProductId = nil
+        }
         fields[field] = value
         touched.insert(field)
     }
 
     /// Sets a field by its wire name.
-    /// - Throws: ``ShopError`` `unknownField` (nothing changes).
+    /// - Throws: ``ShopError`` `unknownField` or `alreadySubmitting` (nothing changes).
     public func setField(_ name: String, _ value: String) throws {
         guard let field = ProductFormField(rawValue: name) else { throw ShopError.unknownField(name) }
-        setField(field, value)
+        try setField(field, value)
     }
 
     /// Creates the product; on success `createdProductId` names it.
-    /// - Throws: ``ShopError`` `validationFailed` (with every invalid field in `details`),
-    ///   `alreadySubmitting`, or the catalog's refusal; the state does not change. Operational failures
-    ///   show as `submitPhase` `failed` with `error`.
+    /// - Throws: ``ShopError`` `validationFailed` (with every invalid field in `details`; `errors` now
+    ///   shows every field's message, as a form does once submit is pressed), `alreadySubmitting`,
+    ///   `alreadySubmitted` when this form already created its product, or the catalog's refusal. Operational
+    ///   failures show as `submitPhase` `failed` with `error`.
     public func submit() async throws {
         guard submitTask == nil else { throw ShopError.alreadySubmitting }
+        if submitPhase == .succeeded, let createdProductId { throw ShopError.alreadySubmitted(productId: createdProductId) }
         let errors = fieldErrors
         guard errors.isEmpty, let price = Money(decimalString: fields.price.trimmingCharacters(in: .whitespaces)) else {
+            touched = Set(ProductFormField.allCases)
             throw ShopError.validationFailed(Dictionary(uniqueKeysWithValues: errors.map { ($0.key.rawValue, $0.value) }))
         }
         let newProduct = NewProduct(
@@ -145,7 +184,7 @@ public final class ProductFormViewModel {
         if let refusal { throw refusal }
     }
 
-    /// Empties the form.
+    /// Empties the form; if the categories failed to load, loads them again.
     /// - Throws: ``ShopError`` `alreadySubmitting` while a submission runs.
     public func reset() throws {
         guard submitTask == nil else { throw ShopError.alreadySubmitting }
@@ -153,5 +192,6 @@ public final class ProductFormViewModel {
         touched = []
         submitPhase = .idle
         createdProductId = nil
+        if case .failed = phase { startLoad() }
     }
 }

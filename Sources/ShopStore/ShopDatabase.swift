@@ -32,7 +32,7 @@ public final class ShopDatabase: Sendable {
         do {
             writer = try Self.open(path: path, configuration: Self.configuration)
         } catch {
-            throw StorageError.map(error)
+            throw StorageError.openingFailed(path: path, error)
         }
         commits = GroupCommit(writer: writer)
     }

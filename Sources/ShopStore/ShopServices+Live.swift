@@ -25,8 +25,7 @@ extension ShopServices {
             catalog: LiveCatalogService(database: database, events: events, now: now),
             favorites: LiveFavoritesService(database: database, events: events),
             cart: LiveCartService(database: database, events: events, now: now),
-            orders: LiveOrderService(database: database),
-            pricing: LivePricingService(database: database),
+            orders: LiveOrderService(database: database, events: events, now: now),
             recommendations: LiveRecommendationService(database: database),
             events: events)
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
@@ -46,7 +45,6 @@ extension FaultPlan {
             favorites: FaultInjectingFavoritesService(base: services.favorites, injector: injector),
             cart: FaultInjectingCartService(base: services.cart, injector: injector),
             orders: FaultInjectingOrderService(base: services.orders, injector: injector),
-            pricing: FaultInjectingPricingService(base: services.pricing, injector: injector),
             recommendations: FaultInjectingRecommendationService(base: services.recommendations, injector: injector),
             events: services.events)
     }

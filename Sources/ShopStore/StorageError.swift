@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Shop
 
@@ -13,6 +14,21 @@ enum StorageError {
             message: busy ? "The database is busy. Please try again." : "The database failed: \(error.message ?? "\(error.resultCode)").",
             details: ["code": String(error.extendedResultCode.rawValue)],
             isRetryable: busy)
+    }
+
+    /// The error for a database file that cannot be opened or migrated: it names the file, and the folder
+    /// when that is what is missing, since SQLite's own text ("unable to open database file") names neither.
+    static func openingFailed(path: String, _ error: any Error) -> any Error {
+        guard var shopError = map(error) as? ShopError else { return error }
+        let folder = (path as NSString).deletingLastPathComponent
+        var problem = shopError.message
+        if problem.hasPrefix("The database failed: ") { problem = String(problem.dropFirst("The database failed: ".count)) }
+        if path != ":memory:", !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            problem += " (the folder \(folder) does not exist)"
+        }
+        shopError.message = "Cannot open the database \(path): \(problem)"
+        shopError.details["path"] = path
+        return shopError
     }
 
     /// Runs `body`, turning database errors into ``ShopError`` `storageFailed`.

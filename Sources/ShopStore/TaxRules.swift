@@ -1,7 +1,7 @@
 import Shop
 
-/// The tax computation, shared by the pricing service and the carts it prices (which must be priced
-/// inside their own transaction).
+/// The tax computation. Carts and orders are priced with it inside the transaction that reads or places
+/// them, so an order's tax always belongs to its lines (one pricing path).
 enum TaxRules {
     /// Each amount at its rate (basis points), rounded half away from zero, added up.
     static func tax(_ amounts: [(amount: Money, taxRate: Int)]) -> Money {

@@ -131,7 +131,7 @@ struct HostileActionTests {
         one("catalog/search for 100 KB", "catalog/search", #"{"viewModel":"v2","query":"\#(String(repeating: "ab ", count: 33_000))"}"#,
             .actionResult(id: x)),
         one("catalog/toggleSelection of an unknown product", "catalog/toggleSelection", #"{"viewModel":"v2","productId":"nope"}"#,
-            .refused(id: x, reason: "productNotFound")),
+            .refused(id: x, reason: "notListed")),
         one("catalog/deleteSelected with nothing selected", "catalog/deleteSelected", #"{"viewModel":"v2"}"#, .refused(id: x, reason: "nothingSelected")),
         one("dashboard/reloadSection of an unknown section", "dashboard/reloadSection", #"{"viewModel":"v5","section":"ads"}"#,
             .refused(id: x, reason: "unknownSection")),

@@ -4,6 +4,7 @@ import Testing
 
 @Suite @MainActor struct CartViewModelTests {
     let cart = CartServiceDouble()
+    let orders = OrderServiceDouble()
     let events = ShopEvents()
     let book = Fixture.product(1, price: 1_000)
     let spade = Fixture.product(2, price: 2_550, category: "garden")
@@ -14,16 +15,19 @@ import Testing
 
     func appeared(with shown: Cart) async -> CartViewModel {
         cart.cart.returns(shown)
-        let viewModel = CartViewModel(cart: cart, events: events)
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events)
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
         return viewModel
     }
 
-    func state(_ shown: Cart, checkoutPhase: SubmitPhaseName = .idle, lastOrder: Order? = nil) -> CartState {
+    func state(
+        _ shown: Cart, checkoutPhase: SubmitPhaseName = .idle, lastOrder: Order? = nil, notices: [CartNotice] = []
+    ) -> CartState {
         CartState(
             phase: .loaded, error: nil, lines: shown.lines.map(CartLineSnapshot.init), totals: CartTotals(shown),
-            checkoutPhase: checkoutPhase, checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init))
+            checkoutPhase: checkoutPhase, checkoutError: nil, lastOrder: lastOrder.map(OrderSnapshot.init),
+            notices: notices)
     }
 
     @Test func showsTheCartWithTheServicesTotals() async {
@@ -93,7 +97,7 @@ import Testing
         let viewModel = await appeared(with: priced(lines, revision: 1))
         let order = Fixture.order(1, lines: lines)
         let gate = Gate()
-        cart.checkout.handle { [events] _ in
+        orders.placeOrder.handle { [events] _ in
             await gate.wait()
             await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2)))
             await events.publish(.orderPlaced(order))
@@ -117,7 +121,7 @@ import Testing
     @Test func checkoutShortOfStockNamesTheLineAndChangesNothing() async throws {
         let shown = priced([Fixture.line(book, quantity: 2), Fixture.line(spade, quantity: 5)], revision: 1)
         let viewModel = await appeared(with: shown)
-        cart.checkout.fails(ShopError.quantityExceedsStock(spade.id, name: spade.name, requested: 5, available: 1))
+        orders.placeOrder.fails(ShopError.quantityExceedsStock(spade.id, name: spade.name, requested: 5, available: 1))
         let error = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
         #expect(error?.reason == "quantityExceedsStock")
         #expect(error?.details["productId"] == spade.id)
@@ -126,10 +130,10 @@ import Testing
 
     @Test func anUnavailableCheckoutShowsAsFailed() async throws {
         let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1)], revision: 1))
-        cart.checkout.fails(ShopError.serviceUnavailable("cart"))
+        orders.placeOrder.fails(ShopError.serviceUnavailable("orders"))
         try await viewModel.checkout()
         #expect(viewModel.state.checkoutPhase == .failed)
-        #expect(viewModel.state.checkoutError == ErrorInfo(message: ShopError.serviceUnavailable("cart").message, retryable: true))
+        #expect(viewModel.state.checkoutError == ErrorInfo(message: ShopError.serviceUnavailable("orders").message, retryable: true))
         #expect(viewModel.state.lines.count == 1)
     }
 
@@ -153,5 +157,68 @@ import Testing
 
         #expect(viewModel.state == state(added))
         detail.close()
+    }
+
+    @Test func aNewChangeAfterACheckoutStartsANewCheckoutStory() async throws {
+        let lines = [Fixture.line(book, quantity: 1)]
+        let viewModel = await appeared(with: priced(lines, revision: 1))
+        let order = Fixture.order(1, lines: lines)
+        orders.placeOrder.handle { [events] _ in
+            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2)))
+            await events.publish(.orderPlaced(order))
+            return order
+        }
+        try await viewModel.checkout()
+        #expect(viewModel.state == state(priced([], revision: 2), checkoutPhase: .succeeded, lastOrder: order))
+
+        let added = priced([Fixture.line(spade, quantity: 1)], revision: 3)
+        cart.add.returns(added)
+        try await viewModel.add(productId: spade.id, quantity: 1)
+        #expect(viewModel.state == state(added))
+
+        // Also after a failed checkout, and for a change made elsewhere.
+        orders.placeOrder.fails(ShopError.serviceUnavailable("orders"))
+        try await viewModel.checkout()
+        #expect(viewModel.state.checkoutPhase == .failed)
+        events.publish(.cartChanged(priced([], revision: 4)))
+        #expect(viewModel.state == state(priced([], revision: 4)))
+    }
+
+    @Test func checkoutOfACartThatFailedToLoadSaysSoAndRefreshRetries() async throws {
+        cart.cart.fails(ShopError.serviceUnavailable("cart"))
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events)
+        viewModel.appear()
+        await settle { viewModel.state.phase == .failed }
+        let error = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
+        #expect(error?.reason == "loadFailed")
+        #expect(error?.isRetryable == true)
+        #expect(error?.message.contains("Still loading") == false)
+        #expect(orders.placeOrder.calls.isEmpty)
+
+        let shown = priced([Fixture.line(book, quantity: 1)], revision: 1)
+        cart.cart.returns(shown)
+        #expect(await viewModel.refresh() == .completed)
+        #expect(viewModel.state == state(shown))
+    }
+
+    @Test func aLineWhoseProductWasDeletedIsNamedUntilTheNextChange() async throws {
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1), Fixture.line(spade, quantity: 2)], revision: 1))
+        // As the live catalog publishes a deletion: the ids, then the cart without their lines.
+        events.publish(.productsDeleted([spade.id]))
+        let after = priced([Fixture.line(book, quantity: 1)], revision: 2)
+        events.publish(.cartChanged(after))
+        let notice = CartNotice(productId: spade.id, name: spade.name, reason: "productDeleted",
+                                message: "\(spade.name) was removed from your cart: it is no longer sold.")
+        #expect(viewModel.state == state(after, notices: [notice]))
+
+        let changed = priced([Fixture.line(book, quantity: 2)], revision: 3)
+        cart.setQuantity.returns(changed)
+        try await viewModel.setQuantity(productId: book.id, quantity: 2)
+        #expect(viewModel.state == state(changed))
+
+        events.publish(.productsDeleted([book.id]))
+        #expect(viewModel.state.notices.map(\.productId) == [book.id])
+        viewModel.dismissNotices()
+        #expect(viewModel.state.notices.isEmpty)
     }
 }

@@ -19,7 +19,7 @@ import Testing
         CatalogState(
             phase: .loaded, error: nil, query: "", category: nil, sort: .name,
             products: products.map(ProductSummary.init), totalCount: total ?? products.count,
-            hasMore: products.count < (total ?? products.count), selection: [], isLoadingMore: false)
+            hasMore: products.count < (total ?? products.count), selection: [], loadMorePhase: .idle, loadMoreError: nil)
     }
 
     /// Appears and waits for the first page.
@@ -55,7 +55,7 @@ import Testing
         #expect(empty.state == loaded([]))
 
         catalog.page.fails(Fixture.unavailable)
-        await empty.refresh()
+        #expect(await empty.refresh() == .completed)
         var expected = loaded([])
         expected.phase = .failed
         expected.error = ErrorInfo(message: Fixture.unavailable.message, retryable: true)
@@ -95,9 +95,8 @@ import Testing
 
         #expect(await search.value == .cancelled)
         await clock.run()
-        var expected = loaded([first])
-        expected.query = "x"
-        #expect(viewModel.state == expected)
+        // The list shown is the one it had: its results, and the text they are for.
+        #expect(viewModel.state == loaded([first]))
         #expect(catalog.page.calls.count == 1)
         #expect(events.subscriberCount == 0)
     }
@@ -106,10 +105,16 @@ import Testing
         let viewModel = await appeared(with: [first])
         let search = Task { await viewModel.search("x") }
         await settleUntilSleeping(clock)
+        // Loading from the first keystroke: the products shown are not yet the results of "x".
+        var searching = loaded([first])
+        searching.query = "x"
+        searching.phase = .loading
+        #expect(viewModel.state == searching)
         search.cancel()
         #expect(await search.value == .cancelled)
         await clock.run()
         #expect(catalog.page.calls.count == 1)
+        #expect(viewModel.state == loaded([first]))
     }
 
     @Test func choosingACategoryReloadsAndAnUnknownOneIsRefused() async throws {
@@ -121,8 +126,8 @@ import Testing
         #expect(viewModel.state == before)
 
         catalog.page.returns(ProductPage(products: [second], totalCount: 1))
-        try await viewModel.setCategory("garden")
-        await viewModel.setSort(.price)
+        #expect(try await viewModel.setCategory("garden") == .completed)
+        #expect(await viewModel.setSort(.price) == .completed)
         var expected = loaded([second])
         expected.category = "garden"
         expected.sort = .price
@@ -135,11 +140,11 @@ import Testing
         #expect(viewModel.state.hasMore)
         catalog.page.returns(ProductPage(products: [second], totalCount: 2))
 
-        await viewModel.loadMore()
+        #expect(await viewModel.loadMore() == .completed)
 
         #expect(viewModel.state == loaded([first, second]))
         #expect(catalog.page.calls.last == ProductQuery(offset: 1, limit: 20))
-        await viewModel.loadMore()  // nothing more: no call
+        _ = await viewModel.loadMore()  // nothing more: no call
         #expect(catalog.page.calls.count == 2)
     }
 
@@ -155,11 +160,11 @@ import Testing
 
         refresh.cancel()
         gate.open()
-        await refresh.value
+        #expect(await refresh.value == .cancelled)
 
         #expect(viewModel.state == loaded([first], total: 2))
         catalog.page.returns(ProductPage(products: [second], totalCount: 2))
-        await viewModel.loadMore()
+        _ = await viewModel.loadMore()
         #expect(viewModel.state == loaded([first, second]))
     }
 
@@ -173,9 +178,8 @@ import Testing
         catalog.page.returns(ProductPage(products: [first, second], totalCount: 2))
         events.publish(.productCreated(second))
         await settle { viewModel.products.count == 2 }
-        var expected = loaded([first, second])
-        expected.query = "x"
-        #expect(viewModel.state == expected)
+        #expect(viewModel.state == loaded([first, second]))
+        #expect(catalog.page.calls.last?.searchText == "")
     }
 
     @Test func deletingTheSelectionClearsItAndReloads() async throws {
@@ -184,7 +188,8 @@ import Testing
         try viewModel.toggleSelection(first.id)
         #expect(viewModel.state.selection == [first.id, second.id])
         let refused = #expect(throws: ShopError.self) { try viewModel.toggleSelection("p-9999") }
-        #expect(refused?.reason == "productNotFound")
+        #expect(refused?.reason == "notListed")
+        #expect(refused?.message.contains("not in the loaded list") == true)
 
         catalog.delete.handle { [events] ids in await events.publish(.productsDeleted(ids)) }
         catalog.page.returns(ProductPage(products: [], totalCount: 0))
@@ -204,13 +209,80 @@ import Testing
         #expect(viewModel.state == loaded([first, second]))
     }
 
-    @Test func productsDeletedElsewhereLeaveTheListAtOnce() async {
-        let viewModel = await appeared(with: [first, second])
+    @Test func productsDeletedElsewhereLeaveTheListAtOnceAndItRefillsToItsLength() async {
+        let page = (1...20).map { Fixture.product($0) }
+        let viewModel = await appeared(with: page, total: 25)
         viewModel.selectAll()
-        events.publish(.productsDeleted([first.id]))
-        var expected = loaded([second])
-        expected.selection = [second.id]
+        let gate = Gate()
+        let refilled = Array(page.dropFirst(2)) + [Fixture.product(21), Fixture.product(22)]
+        catalog.page.handle { _ in
+            await gate.wait()
+            return ProductPage(products: refilled, totalCount: 23)
+        }
+        events.publish(.productsDeleted([page[0].id, page[1].id]))
+        var expected = loaded(Array(page.dropFirst(2)), total: 23)
+        expected.selection = page.dropFirst(2).map(\.id).sorted()
         #expect(viewModel.state == expected)
+
+        // As many as the user asked to see (a page), as the catalog that deleted them shows.
+        await settle { gate.waiting == 1 }
+        #expect(catalog.page.calls.last == ProductQuery(limit: 20))
+        gate.open()
+        await settle { viewModel.products.count == 20 }
+        expected = loaded(refilled, total: 23)
+        expected.selection = page.dropFirst(2).map(\.id).sorted()
+        #expect(viewModel.state == expected)
+    }
+
+    @Test func aListIntentReplacedByAnotherSaysItWasSuperseded() async throws {
+        let viewModel = await appeared(with: [first, second])
+        let gate = Gate()
+        catalog.page.handle { [second] _ in
+            await gate.wait()
+            return ProductPage(products: [second], totalCount: 1)
+        }
+        let category = Task { try await viewModel.setCategory("garden") }
+        await settle { gate.waiting == 1 }
+        let sort = Task { await viewModel.setSort(.price) }
+        await settle { gate.waiting == 2 }
+        gate.open()
+        #expect(try await category.value == .superseded)
+        #expect(await sort.value == .completed)
+        var expected = loaded([second])
+        expected.category = "garden"
+        expected.sort = .price
+        #expect(viewModel.state == expected)
+    }
+
+    @Test func aFailedPageShowsInItsOwnPhaseAndLoadingMoreAgainRetries() async {
+        let viewModel = await appeared(with: [first], total: 2)
+        catalog.page.fails(Fixture.unavailable)
+        #expect(await viewModel.loadMore() == .completed)
+        var expected = loaded([first], total: 2)
+        expected.loadMorePhase = .failed
+        expected.loadMoreError = ErrorInfo(message: Fixture.unavailable.message, retryable: true)
+        #expect(viewModel.state == expected)
+
+        catalog.page.returns(ProductPage(products: [second], totalCount: 2))
+        #expect(await viewModel.loadMore() == .completed)
+        #expect(viewModel.state == loaded([first, second]))
+    }
+
+    @Test func aPageReplacedByANewListSaysItWasSuperseded() async {
+        let viewModel = await appeared(with: [first], total: 2)
+        let gate = Gate()
+        catalog.page.handle { [second] _ in
+            await gate.wait()
+            return ProductPage(products: [second], totalCount: 2)
+        }
+        let more = Task { await viewModel.loadMore() }
+        await settle { gate.waiting == 1 }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 2 }
+        gate.open()
+        #expect(await more.value == .superseded)
+        #expect(await refresh.value == .completed)
+        #expect(viewModel.state.loadMorePhase == .idle)
     }
 
     @Test func aCreatedProductReloadsTheListWithoutShowingLoading() async {

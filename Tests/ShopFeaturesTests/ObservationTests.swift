@@ -42,9 +42,11 @@ import Testing
         let favorites = FavoritesServiceDouble()
         catalog.product.returns(Fixture.product(1))
         favorites.isFavorite.returns(false)
+        let cart = CartServiceDouble()
+        cart.cart.returns(.empty)
         let events = ShopEvents()
         let viewModel = ProductDetailViewModel(productId: "p-0001", catalog: catalog, favorites: favorites,
-                                               cart: CartServiceDouble(), events: events, clock: TestClock())
+                                               cart: cart, events: events, clock: TestClock())
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
 
@@ -54,5 +56,8 @@ import Testing
         let favourite = tracking { _ = viewModel.state }
         events.publish(.favoriteChanged(productId: "p-0001", isFavorite: true))
         #expect(favourite.fired)
+        let inCart = tracking { _ = viewModel.state }
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(Fixture.product(1), quantity: 1)], tax: .zero, revision: 1)))
+        #expect(inCart.fired)
     }
 }

@@ -11,15 +11,20 @@ import Testing
     let clock = TestClock<Duration>()
     let product = Fixture.product(7, price: 1_250, stock: 4, maxPerOrder: 3)
 
+    init() {
+        cart.cart.returns(.empty)
+    }
+
     func makeViewModel(_ id: String? = nil) -> ProductDetailViewModel {
         ProductDetailViewModel(productId: id ?? product.id, catalog: catalog, favorites: favorites, cart: cart,
                                events: events, clock: clock)
     }
 
-    func loaded(quantity: Int = 1, isFavorite: Bool = false) -> ProductDetailState {
+    func loaded(quantity: Int = 1, isFavorite: Bool? = false, inCart: Int = 0) -> ProductDetailState {
         ProductDetailState(
-            phase: .loaded, error: nil, product: ProductInfo(product), isFavorite: isFavorite, quantity: quantity,
-            maxQuantity: 3, totalPrice: product.price * quantity, canAddToCart: true, isOutOfStock: false,
+            phase: .loaded, error: nil, product: ProductInfo(product), isFavorite: isFavorite,
+            canToggleFavorite: isFavorite != nil, inCart: inCart, quantity: quantity, maxQuantity: 3 - inCart,
+            totalPrice: product.price * quantity, canAddToCart: inCart < 3, isOutOfStock: false,
             isAddingToCart: false, didAddToCart: false)
     }
 
@@ -36,14 +41,16 @@ import Testing
         let gate = Gate()
         catalog.product.handle { [product] _ in await gate.wait(); return product }
         favorites.isFavorite.handle { _ in await gate.wait(); return true }
+        cart.cart.handle { _ in await gate.wait(); return .empty }
         let viewModel = makeViewModel()
 
         viewModel.appear()
 
         #expect(viewModel.state == ProductDetailState(
-            phase: .loading, error: nil, product: nil, isFavorite: false, quantity: 1, maxQuantity: 0,
-            totalPrice: nil, canAddToCart: false, isOutOfStock: false, isAddingToCart: false, didAddToCart: false))
-        await settle { gate.waiting == 2 }  // both calls are running at once
+            phase: .loading, error: nil, product: nil, isFavorite: nil, canToggleFavorite: false, inCart: nil,
+            quantity: 1, maxQuantity: 0, totalPrice: nil, canAddToCart: false, isOutOfStock: false,
+            isAddingToCart: false, didAddToCart: false))
+        await settle { gate.waiting == 3 }  // the three calls are running at once
         gate.open()
         await settle { viewModel.phase == .loaded }
         #expect(viewModel.state == loaded(isFavorite: true))
@@ -83,7 +90,9 @@ import Testing
 
         let toggle = Task { try await viewModel.toggleFavorite() }
         await settle { gate.waiting == 1 }
-        #expect(viewModel.state == loaded(isFavorite: true))
+        var saving = loaded(isFavorite: true)
+        saving.canToggleFavorite = false
+        #expect(viewModel.state == saving)
         let second = await #expect(throws: ShopError.self) { try await viewModel.toggleFavorite() }
         #expect(second?.reason == "alreadySubmitting")
         gate.open()
@@ -173,5 +182,79 @@ import Testing
         gate.open()
         #expect(viewModel.state.phase == .idle)
         #expect(events.subscriberCount == 0)
+    }
+
+    @Test func aFavouritesOutageShowsTheProductWithItsMarkUnknown() async throws {
+        catalog.product.returns(product)
+        favorites.isFavorite.fails(ShopError.serviceUnavailable("favorites"))
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        var expected = loaded(isFavorite: nil)
+        expected.error = ErrorInfo(message: ShopError.serviceUnavailable("favorites").message, retryable: true)
+        #expect(viewModel.state == expected)
+
+        let toggle = await #expect(throws: ShopError.self) { try await viewModel.toggleFavorite() }
+        #expect(toggle?.reason == "loadFailed")
+        #expect(toggle?.details["content"] == "favorites")
+        #expect(favorites.setFavorite.calls.isEmpty)
+        try viewModel.incrementQuantity()  // the rest of the page works
+
+        favorites.isFavorite.returns(true)
+        #expect(await viewModel.refresh() == .completed)
+        #expect(viewModel.state == loaded(quantity: 2, isFavorite: true))
+    }
+
+    @Test func actionsOnAFailedPageSayWhatIsTrue() async throws {
+        // A product that never existed.
+        catalog.product.fails(ShopError.productNotFound("p-9999"))
+        favorites.isFavorite.returns(false)
+        let missing = makeViewModel("p-9999")
+        missing.appear()
+        await settle { missing.phase != .loading }
+        let never = #expect(throws: ShopError.self) { try missing.incrementQuantity() }
+        #expect(never?.reason == "productNotFound")
+        #expect(never?.message == "Product p-9999 does not exist.")
+
+        // A load that failed: retryable, and refresh retries.
+        catalog.product.fails(Fixture.unavailable)
+        let failed = makeViewModel()
+        failed.appear()
+        await settle { failed.phase != .loading }
+        let retry = await #expect(throws: ShopError.self) { try await failed.addToCart() }
+        #expect(retry?.reason == "loadFailed")
+        #expect(retry?.isRetryable == true)
+        #expect(retry?.message.hasSuffix("Refresh to try again.") == true)
+        catalog.product.returns(product)
+        #expect(await failed.refresh() == .completed)
+        #expect(failed.state == loaded())
+
+        // A product deleted while shown.
+        events.publish(.productsDeleted([product.id]))
+        let gone = #expect(throws: ShopError.self) { try failed.decrementQuantity() }
+        #expect(gone?.reason == "productNotFound")
+        #expect(gone?.message == "Product \(product.id) is no longer available.")
+        for message in [never?.message, retry?.message, gone?.message] {
+            #expect(message?.contains("Still loading") == false)
+        }
+    }
+
+    @Test func canAddToCartCountsWhatTheCartHolds() async throws {
+        // maxPerOrder 3, stock 4: with 3 in the cart, nothing more can be added.
+        cart.cart.returns(Cart(lines: [Fixture.line(product, quantity: 3)], tax: .zero, revision: 1))
+        let viewModel = await appeared()
+        #expect(viewModel.state == loaded(inCart: 3))
+        #expect(!viewModel.state.canAddToCart)
+        let high = #expect(throws: ShopError.self) { try viewModel.incrementQuantity() }
+        #expect(high?.reason == "quantityExceedsMaximum")
+        #expect(high?.details["requested"] == "5")
+
+        // The cart changes elsewhere: one left.
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 1)], tax: .zero, revision: 2)))
+        #expect(viewModel.state == loaded(inCart: 1))
+        try viewModel.incrementQuantity()
+        #expect(viewModel.state == loaded(quantity: 2, inCart: 1))
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 3)))
+        #expect(viewModel.state == loaded(quantity: 1, inCart: 2))
     }
 }

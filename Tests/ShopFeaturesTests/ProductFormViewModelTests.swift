@@ -63,6 +63,9 @@ import Testing
         ("name", "  ", "Name is required."),
         ("category", "toys", "Choose one of the categories."),
         ("description", String(repeating: "x", count: 501), "Description must be at most 500 characters."),
+        ("name", String(repeating: "x", count: 121), "Name must be at most 120 characters."),
+        ("name", String(repeating: "x", count: 500), "Name must be at most 120 characters."),
+        ("name", "Oak\u{7}Shelf", "Name must not contain control characters."),
     ])
     func validatesEachField(field: String, value: String, message: String) async throws {
         let viewModel = await appeared()
@@ -79,15 +82,83 @@ import Testing
         #expect(viewModel.state == state())
     }
 
-    @Test func submittingAnInvalidFormIsRefusedWithEveryFieldErrorAndChangesNothing() async throws {
+    @Test func submittingAnInvalidFormIsRefusedAndShowsEveryFieldError() async throws {
         let viewModel = await appeared()
         try viewModel.setField("name", "Oak Shelf")
-        let before = viewModel.state
         let error = await #expect(throws: ShopError.self) { try await viewModel.submit() }
         #expect(error?.reason == "validationFailed")
         #expect(error?.details.keys.sorted() == ["category", "price"])
-        #expect(viewModel.state == before)
+        var fields = ProductFormFields()
+        fields.name = "Oak Shelf"
+        // The errors the refusal lists are the ones the state shows, untouched fields included.
+        #expect(viewModel.state == state(fields: fields, errors: [
+            "price": "Price is required.", "category": "Category is required.",
+        ]))
         #expect(catalog.create.calls.isEmpty)
+    }
+
+    @Test func anUntouchedFormSubmittedShowsAllItsErrors() async throws {
+        let viewModel = await appeared()
+        let error = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(viewModel.state.errors == error?.details)
+        #expect(viewModel.state.errors.keys.sorted() == ["category", "name", "price"])
+    }
+
+    @Test func aSucceededFormIsNotSubmittedTwiceAndAnEditStartsANewProduct() async throws {
+        let viewModel = await appeared()
+        try fill(viewModel)
+        let created = Fixture.product(241)
+        catalog.create.returns(created)
+        try await viewModel.submit()
+
+        let twice = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(twice?.reason == "alreadySubmitted")
+        #expect(twice?.details["productId"] == created.id)
+        #expect(catalog.create.calls.count == 1)
+        #expect(viewModel.state == state(fields: filled, isValid: true, submitPhase: .succeeded, createdProductId: created.id))
+
+        try viewModel.setField("name", "Oak Shelf, large")
+        var fields = filled
+        fields.name = "Oak Shelf, large"
+        #expect(viewModel.state == state(fields: fields, isValid: true))
+        try await viewModel.submit()
+        #expect(catalog.create.calls.count == 2)
+    }
+
+    @Test func fieldsCannotChangeWhileSubmitting() async throws {
+        let viewModel = await appeared()
+        try fill(viewModel)
+        let gate = Gate()
+        catalog.create.handle { [gate] _ in await gate.wait(); return Fixture.product(241) }
+        let submit = Task { try await viewModel.submit() }
+        await settle { gate.waiting == 1 }
+        let error = #expect(throws: ShopError.self) { try viewModel.setField("name", "Something else") }
+        #expect(error?.reason == "alreadySubmitting")
+        gate.open()
+        try await submit.value
+        #expect(viewModel.state.fields == filled)
+    }
+
+    @Test func aFailedCategoriesLoadIsRetriedByRefreshOrReset() async throws {
+        catalog.categories.fails(ShopError.serviceUnavailable("catalog"))
+        let viewModel = ProductFormViewModel(catalog: catalog)
+        viewModel.appear()
+        await settle { viewModel.phase != .loading }
+        #expect(viewModel.state.phase == .failed)
+
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        #expect(await viewModel.refresh() == .completed)
+        #expect(viewModel.state == state())
+
+        catalog.categories.fails(ShopError.serviceUnavailable("catalog"))
+        let second = ProductFormViewModel(catalog: catalog)
+        second.appear()
+        await settle { second.phase != .loading }
+        #expect(second.state.phase == .failed)
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        try second.reset()
+        await settle { second.phase == .loaded }
+        #expect(second.state == state())
     }
 
     @Test func submittingCreatesTheProductOnceAndResetEmptiesTheForm() async throws {
@@ -132,6 +203,6 @@ import Testing
         await settle { viewModel.phase != .loading }
         try fill(viewModel)
         #expect(viewModel.state.phase == .failed)
-        #expect(viewModel.state.errors == ["category": "Categories are not loaded yet."])
+        #expect(viewModel.state.errors == ["category": "Categories could not be loaded; refresh to try again."])
     }
 }

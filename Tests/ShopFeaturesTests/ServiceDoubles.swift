@@ -46,7 +46,6 @@ final class CartServiceDouble: CartService {
     let setQuantity = Endpoint<Line, Cart>("cart.setQuantity")
     let remove = Endpoint<String, Cart>("cart.remove")
     let clear = Endpoint<Void, Cart>("cart.clear")
-    let checkout = Endpoint<Void, Order>("cart.checkout")
 
     func cart() async throws -> Cart { try await self.cart.callAsFunction(()) }
     func add(productId: String, quantity: Int) async throws -> Cart { try await self.add.callAsFunction(Line(productId: productId, quantity: quantity)) }
@@ -55,12 +54,13 @@ final class CartServiceDouble: CartService {
     }
     func remove(productId: String) async throws -> Cart { try await self.remove.callAsFunction(productId) }
     func clear() async throws -> Cart { try await self.clear.callAsFunction(()) }
-    func checkout() async throws -> Order { try await self.checkout.callAsFunction(()) }
 }
 
 final class OrderServiceDouble: OrderService {
     let recentOrders = Endpoint<Int, [Order]>("orders.recentOrders")
+    let placeOrder = Endpoint<Void, Order>("orders.placeOrder")
     func recentOrders(limit: Int) async throws -> [Order] { try await self.recentOrders.callAsFunction(limit) }
+    func placeOrder() async throws -> Order { try await self.placeOrder.callAsFunction(()) }
 }
 
 final class RecommendationServiceDouble: RecommendationService {

@@ -26,11 +26,11 @@ final class RecordingClock: Clock, @unchecked Sendable {
         let everything = try FaultPlan(parsing: "*:latency=10ms;cart:latency=0ms")
         #expect(everything.faults.count == ShopServiceName.allCases.count)
         #expect(everything.faults[.cart] == Fault())
-        #expect(everything.faults[.pricing] == Fault(latency: .milliseconds(10)))
+        #expect(everything.faults[.recommendations] == Fault(latency: .milliseconds(10)))
     }
 
     @Test(arguments: [
-        "catalogue:latency=1ms", "catalog", "catalog:latency", "catalog:latency=10", "catalog:latency=-1ms",
+        "catalogue:latency=1ms", "pricing:latency=1ms", "catalog", "catalog:latency", "catalog:latency=10", "catalog:latency=-1ms",
         "catalog:latency=fast", "catalog:failure-rate=1.5", "catalog:failure-rate=x", "catalog:speed=1",
         "catalog:failure-rate=nan",
     ])
@@ -85,5 +85,16 @@ final class RecordingClock: Clock, @unchecked Sendable {
         _ = try await services.cart.cart()
         _ = try await services.orders.recentOrders(limit: 1)
         #expect(clock.recorded == [.milliseconds(300), .seconds(2)])
+    }
+
+    @Test func anOrdersOutagePlacesNoOrder() async throws {
+        let database = try ShopDatabase(path: ":memory:")
+        let healthy = ShopServices.live(database: database)
+        try await healthy.cart.add(productId: "p-0001", quantity: 1)
+        let failing = ShopServices.live(database: database, faults: try FaultPlan(parsing: "orders:failure-rate=1"))
+        let error = await #expect(throws: ShopError.self) { try await failing.orders.placeOrder() }
+        #expect(error?.details["service"] == "orders")
+        #expect(try await healthy.orders.recentOrders(limit: 5).isEmpty)
+        #expect(try await healthy.cart.cart().itemCount == 1)
     }
 }

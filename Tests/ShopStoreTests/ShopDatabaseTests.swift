@@ -100,7 +100,7 @@ import Testing
         do {
             let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
             try await services.cart.add(productId: "p-0002", quantity: 1)
-            _ = try await services.cart.checkout()
+            _ = try await services.orders.placeOrder()
             try await services.cart.add(productId: "p-0003", quantity: 1)
             try await services.favorites.setFavorite(productId: "p-0004", isFavorite: true)
         }

@@ -35,11 +35,21 @@ final class InMemoryCartService: CartService {
     func add(productId: String, quantity: Int) async throws -> Cart { try unexpected("add") }
     func remove(productId: String) async throws -> Cart { try unexpected("remove") }
     func clear() async throws -> Cart { try unexpected("clear") }
-    func checkout() async throws -> Order { try unexpected("checkout") }
 
     private func unexpected<T>(_ name: String) throws -> T {
         Issue.record("unexpected call of cart.\(name)")
         throw Unexpected()
+    }
+}
+
+/// An order service nobody may call: the patch-size test places no order.
+struct UnusedOrderService: OrderService {
+    func recentOrders(limit: Int) async throws -> [Order] { try unexpected("recentOrders") }
+    func placeOrder() async throws -> Order { try unexpected("placeOrder") }
+
+    private func unexpected<T>(_ name: String) throws -> T {
+        Issue.record("unexpected call of orders.\(name)")
+        throw InMemoryCartService.Unexpected()
     }
 }
 
@@ -52,7 +62,7 @@ final class InMemoryCartService: CartService {
 
     @Test func aOneLineQuantityChangeInAHundredLineCartIsTwoOperationsOfAtMost200Bytes() async throws {
         let service = InMemoryCartService(lines: Self.lines)
-        let model = CartViewModel(cart: service, events: ShopEvents())
+        let model = CartViewModel(cart: service, orders: UnusedOrderService(), events: ShopEvents())
         let cart = ViewModelDefinition.screen("cart", summary: "", stateSchemaName: "CartState", actions: []) { _ in model }
         let harness = Harness(definitions: [cart])
         harness.send(1, "viewModel/open", ["type": "cart"])

@@ -9,10 +9,11 @@ ACTIONS: dict[str, dict[str, list[str]]] = {
         "refresh": [], "search": ["query"], "setCategory": ["category"], "setSort": ["sort"], "loadMore": [],
         "toggleSelection": ["productId"], "selectAll": [], "clearSelection": [], "deleteSelected": [],
     },
-    "productDetail": {"toggleFavorite": [], "incrementQuantity": [], "decrementQuantity": [], "addToCart": []},
-    "productForm": {"setField": ["field", "value"], "submit": [], "reset": []},
-    "cart": {"add": ["productId", "quantity"], "setQuantity": ["productId", "quantity"], "remove": ["productId"],
-             "clear": [], "checkout": []},
+    "productDetail": {"refresh": [], "toggleFavorite": [], "incrementQuantity": [], "decrementQuantity": [],
+                      "addToCart": []},
+    "productForm": {"setField": ["field", "value"], "submit": [], "reset": [], "refresh": []},
+    "cart": {"refresh": [], "add": ["productId", "quantity"], "setQuantity": ["productId", "quantity"],
+             "remove": ["productId"], "clear": [], "dismissNotices": [], "checkout": []},
     "dashboard": {"reload": [], "reloadSection": ["section"]},
 }
 
@@ -21,6 +22,6 @@ ACTION_METHODS = [f"{type_}/{action}" for type_, actions in ACTIONS.items() for 
 REFUSAL_REASONS = {
     "productNotFound", "categoryNotFound", "invalidQuantity", "outOfStock", "quantityExceedsStock",
     "quantityExceedsMaximum", "notInCart", "emptyCart", "validationFailed", "alreadySubmitting", "notReady",
-    "nothingSelected", "unknownField", "unknownSection",
+    "nothingSelected", "unknownField", "unknownSection", "loadFailed", "notListed", "alreadySubmitted",
 }
 FAILURE_REASONS = {"serviceUnavailable", "storageFailed"}

@@ -147,7 +147,7 @@ def test_catalog_load_more_appends(mirrors: Mirrors, catalog):
 
 def test_catalog_selection_and_delete(mirrors: Mirrors, catalog, product_ids):
     refused(action(mirrors, catalog, "deleteSelected"), "nothingSelected")
-    refused(action(mirrors, catalog, "toggleSelection", productId="p-nope"), "productNotFound")
+    refused(action(mirrors, catalog, "toggleSelection", productId="p-nope"), "notListed")
     ok(action(mirrors, catalog, "toggleSelection", productId=product_ids[1]))
     ok(action(mirrors, catalog, "toggleSelection", productId=product_ids[0]))
     assert catalog.state["selection"] == sorted(product_ids[:2])
@@ -250,7 +250,12 @@ def test_product_detail_quantity_favourite_and_add_to_cart(mirrors: Mirrors, cat
 def test_product_detail_of_an_unknown_product_fails_its_load(mirrors: Mirrors):
     detail = open_settled(mirrors, "productDetail", {"productId": "p-nope"})
     assert detail.state["phase"] == "failed" and detail.state["error"]["message"]
-    refused(action(mirrors, detail, "addToCart"), "notReady")
+    # Actions say what is true: the product does not exist (not "still loading").
+    error = refused(action(mirrors, detail, "addToCart"), "productNotFound")
+    assert "Still loading" not in error["message"]
+    ok(action(mirrors, detail, "refresh"))
+    assert detail.state["phase"] == "failed"
+    mirrors.assert_in_sync(detail)
 
 
 def test_increment_up_to_the_maximum_then_refused(mirrors: Mirrors, catalog):
@@ -270,10 +275,11 @@ def test_increment_up_to_the_maximum_then_refused(mirrors: Mirrors, catalog):
 def test_product_form_validation_submit_and_reset(mirrors: Mirrors):
     form = open_settled(mirrors, "productForm")
     assert form.state["phase"] == "loaded" and form.state["categories"]
-    before = (form.version, form.state)
     error = refused(action(mirrors, form, "submit"), "validationFailed")
     assert set(error["data"]["details"]) >= {"name", "price", "category"}, error
-    assert (form.version, form.state) == before
+    # A refused submit shows every error it lists (the one refusal that changes the state).
+    assert form.state["errors"] == error["data"]["details"]
+    mirrors.assert_in_sync(form)
     refused(action(mirrors, form, "setField", field="colour", value="red"), "unknownField")
 
     ok(action(mirrors, form, "setField", field="price", value="-3"))
@@ -285,6 +291,8 @@ def test_product_form_validation_submit_and_reset(mirrors: Mirrors):
     ok(action(mirrors, form, "submit"))
     assert form.state["submitPhase"] == "succeeded" and form.state["createdProductId"]
     created = form.state["createdProductId"]
+    again = refused(action(mirrors, form, "submit"), "alreadySubmitted")
+    assert again["data"]["details"]["productId"] == created
 
     ok(action(mirrors, form, "reset"))
     assert form.state["fields"] == {"name": "", "description": "", "price": "", "category": ""}

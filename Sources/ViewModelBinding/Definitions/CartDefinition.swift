@@ -17,6 +17,9 @@ extension ViewModelDefinition {
             "cart", summary: "The cart: lines, subtotal, tax, total and checkout.",
             stateSchemaName: "CartState",
             actions: [
+                .action("refresh", summary: "Loads the cart again (the retry after a failed load).", on: CartViewModel.self) { model in
+                    try await model.refresh().resultMembers()
+                },
                 .action("add", summary: "Adds a quantity of a product, merging with its line.", params: line,
                         on: CartViewModel.self, arguments: Line.self) { model, arguments in
                     try await model.add(productId: arguments.productId, quantity: arguments.quantity)
@@ -34,6 +37,11 @@ extension ViewModelDefinition {
                 },
                 .action("clear", summary: "Empties the cart.", on: CartViewModel.self) { model in
                     try await model.clear()
+                    return [:]
+                },
+                .action("dismissNotices", summary: "Forgets the notices about lines that went (deleted products).",
+                        on: CartViewModel.self) { model in
+                    model.dismissNotices()
                     return [:]
                 },
                 .action("checkout", summary: "Places the order in one transaction: order written, stock decremented, cart emptied.",

@@ -12,17 +12,16 @@ extension ViewModelDefinition {
             "dashboard", summary: "Four sections loaded in parallel, each with its own phase and error.",
             stateSchemaName: "DashboardState",
             actions: [
-                .action("reload", summary: "Reloads every section.", on: DashboardViewModel.self) { model in
-                    await model.reload()
-                    return [:]
+                .action("reload", summary: "Reloads every section; superseded: true if a newer load replaced one.",
+                        on: DashboardViewModel.self) { model in
+                    try await model.reload().resultMembers()
                 },
                 .action(
-                    "reloadSection", summary: "Reloads one section.",
+                    "reloadSection", summary: "Reloads one section; superseded: true if a newer load replaced it.",
                     params: [param("section", ["type": "string", "enum": .array(DashboardSection.allCases.map { .string($0.rawValue) })])],
                     on: DashboardViewModel.self, arguments: Section.self
                 ) { model, arguments in
-                    try await model.reloadSection(arguments.section)
-                    return [:]
+                    try await model.reloadSection(arguments.section).resultMembers()
                 },
             ],
             make: { _ in DashboardViewModel(services: services) })

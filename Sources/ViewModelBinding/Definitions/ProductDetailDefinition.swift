@@ -13,6 +13,10 @@ extension ViewModelDefinition {
             arguments: [param("productId", ["type": "string"])],
             stateSchemaName: "ProductDetailState",
             actions: [
+                .action("refresh", summary: "Loads the product, its favourite mark and the cart's units again (the retry after a failed load).",
+                        on: ProductDetailViewModel.self) { model in
+                    try await model.refresh().resultMembers()
+                },
                 .action("toggleFavorite", summary: "Marks or unmarks the product as a favourite (optimistic; reverts on failure).",
                         on: ProductDetailViewModel.self) { model in
                     try await model.toggleFavorite()

@@ -26,14 +26,19 @@ extension ViewModelDefinition {
                     try model.setField(arguments.field, arguments.value)
                     return [:]
                 },
-                .action("submit", summary: "Creates the product; refused while invalid or already submitting.",
+                .action("submit", summary: "Creates the product; refused while invalid (every error then shows), submitting, or already submitted.",
                         on: ProductFormViewModel.self) { model in
                     try await model.submit()
                     return [:]
                 },
-                .action("reset", summary: "Clears the form.", on: ProductFormViewModel.self) { model in
+                .action("reset", summary: "Clears the form (and loads the categories again if they failed).",
+                        on: ProductFormViewModel.self) { model in
                     try model.reset()
                     return [:]
+                },
+                .action("refresh", summary: "Loads the categories again (the retry after a failed load).",
+                        on: ProductFormViewModel.self) { model in
+                    try await model.refresh().resultMembers()
                 },
             ],
             make: { _ in ProductFormViewModel(services: services) })
