@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "CProcessControl"),
         // The only module that touches json_t*.
         .target(name: "JSON", dependencies: ["CJansson"]),
+        // JSON Schemas derived from Decodable types: the wire contract written once, as Swift types.
+        .target(name: "JSONSchema", dependencies: ["JSON"]),
         // RFC 6902 JSON Patch and RFC 6901 JSON Pointer over JSON values.
         .target(name: "JSONPatch", dependencies: ["JSON"]),
         // JSON-RPC 2.0: framing, messages, errors, dispatch, cancellation, stdio transport.
@@ -60,7 +62,7 @@ let package = Package(
         // ViewModels on the wire: open/close, actions, versioned JSON Patch state streaming.
         .target(
             name: "ViewModelBinding",
-            dependencies: ["JSONRPC", "JSONPatch", "ShopFeatures", "Shop", "JSON"]
+            dependencies: ["JSONRPC", "JSONPatch", "JSONSchema", "ShopFeatures", "Shop", "JSON"]
         ),
         // The composition root: one connection wired to every ViewModel over one set of services.
         .target(
@@ -93,7 +95,7 @@ let package = Package(
         // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh
         // (-DFUZZING, -sanitize=fuzzer,address); otherwise a replayer of input files.
         .executableTarget(name: "StorefrontFuzz", dependencies: ["FuzzHarness"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch", "JSONSchema"]),
         .testTarget(
             name: "JSONRPCTests",
             dependencies: ["JSONRPC", "JSON", .product(name: "Logging", package: "swift-log")]
@@ -106,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "ViewModelBindingTests",
             dependencies: [
-                "ViewModelBinding", "JSONRPC", "JSON", "JSONPatch", "ShopFeatures", "Shop",
+                "ViewModelBinding", "JSONRPC", "JSON", "JSONPatch", "JSONSchema", "ShopFeatures", "Shop",
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
@@ -116,5 +118,7 @@ let package = Package(
             dependencies: ["JSON", "JSONPatch", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness", "JSON", "JSONRPC"]),
+        // The committed protocol/ folder against what the code derives.
+        .testTarget(name: "StorefrontServerTests", dependencies: ["StorefrontServer", "JSON"]),
     ]
 )

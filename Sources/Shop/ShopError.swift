@@ -20,8 +20,6 @@
 /// - `notListed`: the product is not in the list the catalog has loaded (`details.productId`).
 /// - `alreadySubmitted`: the same submission already succeeded (`details.productId`); change it or reset first.
 /// - `nothingSelected`: deleting a selection that is empty.
-/// - `unknownField`: no form field with that name (`details.field`).
-/// - `unknownSection`: no dashboard section with that name (`details.section`).
 /// - `serviceUnavailable`: a service failed; retrying may succeed (`isRetryable` is `true`, `details.service`).
 /// - `storageFailed`: the database failed (`details.code`, the SQLite result code).
 public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -67,10 +65,17 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let notListed = "notListed"
         public static let alreadySubmitted = "alreadySubmitted"
         public static let nothingSelected = "nothingSelected"
-        public static let unknownField = "unknownField"
-        public static let unknownSection = "unknownSection"
         public static let serviceUnavailable = "serviceUnavailable"
         public static let storageFailed = "storageFailed"
+
+        /// Every reason that refuses an action (-32001 on the wire).
+        public static let refusals = [
+            productNotFound, categoryNotFound, invalidQuantity, outOfStock, quantityExceedsStock, quantityExceedsMaximum,
+            notInCart, emptyCart, validationFailed, alreadySubmitting, alreadySubmitted, notReady, loadFailed, notListed,
+            nothingSelected,
+        ]
+        /// Every reason of an operational failure (-32003 on the wire).
+        public static let failures = [serviceUnavailable, storageFailed]
     }
 }
 
@@ -169,17 +174,6 @@ extension ShopError {
 
     /// Deleting an empty selection.
     public static let nothingSelected = ShopError(reason: Reason.nothingSelected, message: "No products are selected.")
-
-    /// No form field with that name.
-    public static func unknownField(_ field: String) -> ShopError {
-        ShopError(reason: Reason.unknownField, message: "There is no field named \"\(field)\".", details: ["field": field])
-    }
-
-    /// No dashboard section with that name.
-    public static func unknownSection(_ section: String) -> ShopError {
-        ShopError(reason: Reason.unknownSection, message: "There is no section named \"\(section)\".",
-                  details: ["section": section])
-    }
 
     /// A service failed; retrying may succeed.
     public static func serviceUnavailable(_ service: String) -> ShopError {

@@ -29,8 +29,8 @@ public struct CartNotice: Codable, Equatable, Sendable {
     public var productId: String
     /// Its name, as the line showed it.
     public var name: String
-    /// Why, machine-readable: `productDeleted`.
-    public var reason: String
+    /// Why, machine-readable.
+    public var reason: CartNoticeReason
     /// Why, for people.
     public var message: String
 }
@@ -41,7 +41,7 @@ extension CartNotice {
     init(productDeleted line: CartLine) {
         productId = line.productId
         name = line.name
-        reason = "productDeleted"
+        reason = .productDeleted
         message = "\(line.name) was removed from your cart: it is no longer sold."
     }
 }
@@ -81,4 +81,10 @@ extension CartTotals {
         tax = cart.tax
         total = cart.total
     }
+}
+
+/// Why a line left the cart without the user removing it.
+public enum CartNoticeReason: String, Codable, CaseIterable, Sendable {
+    /// Its product was deleted from the catalog.
+    case productDeleted
 }

@@ -17,6 +17,11 @@ public struct SectionState<Item: Codable & Equatable & Sendable>: Codable, Equat
 }
 
 /// The dashboard's sections; raw values are the wire names.
-public enum DashboardSection: String, CaseIterable, Codable, Sendable {
+public enum DashboardSection: String, Codable, WireEnum {
     case featured, categories, recentOrders, recommended
+
+    /// Decodes a wire name; an unknown one is an error listing the sections.
+    public init(from decoder: any Decoder) throws {
+        try self.init(wireFrom: decoder)
+    }
 }

@@ -117,12 +117,6 @@ public final class DashboardViewModel {
         return await task.outcome(generation: loadGenerations[section, default: 0]) { self.loadGenerations[section, default: 0] }
     }
 
-    /// Reloads one section by its wire name.
-    /// - Throws: ``ShopError`` `unknownSection` (nothing changes).
-    public func reloadSection(_ name: String) async throws -> IntentOutcome {
-        guard let section = DashboardSection(rawValue: name) else { throw ShopError.unknownSection(name) }
-        return await reloadSection(section)
-    }
 
     // MARK: Loading
 

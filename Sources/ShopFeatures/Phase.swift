@@ -33,7 +33,7 @@ public enum Phase: Equatable, Sendable {
 }
 
 /// A ``Phase`` on the wire.
-public enum PhaseName: String, Codable, Sendable {
+public enum PhaseName: String, Codable, CaseIterable, Sendable {
     case idle, loading, loaded, failed
 }
 
@@ -70,7 +70,7 @@ public enum SubmitPhase: Equatable, Sendable {
 }
 
 /// A ``SubmitPhase`` on the wire.
-public enum SubmitPhaseName: String, Codable, Sendable {
+public enum SubmitPhaseName: String, Codable, CaseIterable, Sendable {
     case idle, submitting, succeeded, failed
 }
 
@@ -118,6 +118,6 @@ public enum PagingPhase: Equatable, Sendable {
 }
 
 /// A ``PagingPhase`` on the wire.
-public enum PagingPhaseName: String, Codable, Sendable {
+public enum PagingPhaseName: String, Codable, CaseIterable, Sendable {
     case idle, loading, failed
 }

@@ -56,6 +56,11 @@ public struct ProductFormFields: Codable, Equatable, Sendable {
 }
 
 /// The form's fields; raw values are the wire names.
-public enum ProductFormField: String, CaseIterable, Codable, Sendable {
+public enum ProductFormField: String, Codable, WireEnum {
     case name, description, price, category
+
+    /// Decodes a wire name; an unknown one is an error listing the fields.
+    public init(from decoder: any Decoder) throws {
+        try self.init(wireFrom: decoder)
+    }
 }

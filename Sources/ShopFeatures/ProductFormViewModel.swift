@@ -135,12 +135,6 @@ public final class ProductFormViewModel {
         touched.insert(field)
     }
 
-    /// Sets a field by its wire name.
-    /// - Throws: ``ShopError`` `unknownField` or `alreadySubmitting` (nothing changes).
-    public func setField(_ name: String, _ value: String) throws {
-        guard let field = ProductFormField(rawValue: name) else { throw ShopError.unknownField(name) }
-        try setField(field, value)
-    }
 
     /// Creates the product; on success `createdProductId` names it.
     /// - Throws: ``ShopError`` `validationFailed` (with every invalid field in `details`; `errors` now

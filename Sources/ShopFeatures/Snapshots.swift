@@ -3,10 +3,6 @@ import Shop
 
 // Wire shapes shared by several ViewModel states. Money is a decimal string, dates ISO-8601 strings.
 
-/// A date as an ISO-8601 string, such as `"2025-06-01T00:00:00Z"`.
-func iso8601(_ date: Date) -> String {
-    date.formatted(.iso8601)
-}
 
 /// A product in a list.
 public struct ProductSummary: Codable, Equatable, Sendable {
@@ -17,8 +13,7 @@ public struct ProductSummary: Codable, Equatable, Sendable {
     public var category: String
     public var inStock: Bool
     public var isFeatured: Bool
-    /// ISO-8601.
-    public var createdAt: String
+    public var createdAt: Timestamp
 
     init(_ product: Product) {
         id = product.id
@@ -27,7 +22,7 @@ public struct ProductSummary: Codable, Equatable, Sendable {
         category = product.categoryId
         inStock = product.isInStock
         isFeatured = product.isFeatured
-        createdAt = iso8601(product.createdAt)
+        createdAt = Timestamp(product.createdAt)
     }
 }
 
@@ -43,8 +38,7 @@ public struct ProductInfo: Codable, Equatable, Sendable {
     public var maxPerOrder: Int
     public var inStock: Bool
     public var isFeatured: Bool
-    /// ISO-8601.
-    public var createdAt: String
+    public var createdAt: Timestamp
 
     init(_ product: Product) {
         id = product.id
@@ -56,7 +50,7 @@ public struct ProductInfo: Codable, Equatable, Sendable {
         maxPerOrder = product.maxPerOrder
         inStock = product.isInStock
         isFeatured = product.isFeatured
-        createdAt = iso8601(product.createdAt)
+        createdAt = Timestamp(product.createdAt)
     }
 }
 
@@ -87,8 +81,7 @@ public struct CategoryOption: Codable, Equatable, Sendable {
 /// A placed order.
 public struct OrderSnapshot: Codable, Equatable, Sendable {
     public var id: String
-    /// ISO-8601.
-    public var createdAt: String
+    public var createdAt: Timestamp
     public var lines: [OrderLineSnapshot]
     public var itemCount: Int
     public var subtotal: Money
@@ -97,7 +90,7 @@ public struct OrderSnapshot: Codable, Equatable, Sendable {
 
     init(_ order: Order) {
         id = order.id
-        createdAt = iso8601(order.createdAt)
+        createdAt = Timestamp(order.createdAt)
         lines = order.lines.map(OrderLineSnapshot.init)
         itemCount = order.itemCount
         subtotal = order.subtotal
@@ -121,4 +114,28 @@ public struct OrderLineSnapshot: Codable, Equatable, Sendable {
         quantity = line.quantity
         lineTotal = line.lineTotal
     }
+}
+
+/// A moment on the wire: an ISO-8601 string in UTC, such as `"2025-06-01T00:00:00Z"`.
+public struct Timestamp: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The ISO-8601 text.
+    public var iso8601: String
+
+    /// The timestamp of `date`.
+    public init(_ date: Date) {
+        iso8601 = date.formatted(.iso8601)
+    }
+
+    /// Decodes the ISO-8601 text.
+    public init(from decoder: any Decoder) throws {
+        iso8601 = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the ISO-8601 text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(iso8601)
+    }
+
+    public var description: String { iso8601 }
 }

@@ -11,7 +11,7 @@ public struct ServerAssembly {
     /// The JSON-RPC connection the transport feeds.
     public let connection: Connection
     /// The ViewModels on the wire, installed on ``connection``.
-    public let host: ViewModelHost
+    public let host: ViewModelHost<ShopEnvironment>
 
     /// Wires a connection answering through `outbox` to ViewModels over `services`.
     ///
@@ -21,17 +21,33 @@ public struct ServerAssembly {
     ///   - outbox: where the connection writes.
     ///   - logger: the stderr log channel.
     public init(services: ShopServices, clock: any Clock<Duration>, outbox: Outbox, logger: Logger) {
+        self.init(environment: ShopEnvironment(services: services, clock: clock), outbox: outbox, logger: logger)
+    }
+
+    /// The protocol as `rpc.discover` serves it, and the state schemas, derived from the code: no services
+    /// and no database are involved.
+    ///
+    /// - Returns: the OpenRPC document, and each ViewModel state's JSON Schema document by state name.
+    public static func protocolDocuments() -> (openRPC: JSONValue, stateSchemas: [String: JSONValue]) {
+        let assembly = ServerAssembly(environment: nil, outbox: Outbox(), logger: Logger(label: "storefront"))
+        return (assembly.connection.openRPCDocument(), contractOrFail { try ProtocolContract.shop.stateSchemaDocuments(idPrefix: schemaIDPrefix) })
+    }
+
+    /// Where the state schemas' `$id`s point.
+    public static let schemaIDPrefix = "https://storefront.example/protocol/schemas/"
+
+    private init(environment: ShopEnvironment?, outbox: Outbox, logger: Logger) {
         connection = Connection(
             identity: ServerIdentity(
                 name: "storefront", version: StorefrontVersion.current, protocolVersion: StorefrontVersion.protocolVersion),
             outbox: outbox, logger: logger)
-        let definitions = ViewModelDefinition.shop(services: services, clock: clock)
-        host = ViewModelHost(connection: connection, definitions: definitions, logger: logger)
-        host.install()
+        let contract = ProtocolContract.shop
+        host = ViewModelHost(connection: connection, contract: contract, environment: environment, logger: logger)
         let host = self.host
+        Self.contractOrFail { try host.install() }
         connection.configureInitialize(
             capabilities: [
-                "viewModels": .array(definitions.map { .string($0.type) }.sorted { $0.stringValue! < $1.stringValue! }),
+                "viewModels": .array(contract.definitions.map { .string($0.type) }),
                 "stateUpdates": ["patch", "snapshot"],
                 "batches": true,
                 "cancelRequest": true,
@@ -48,24 +64,16 @@ public struct ServerAssembly {
             name: "viewModel/changed",
             summary: "Server to client: a ViewModel's state changed; patch (RFC 6902) from version-1 to version, or the whole state in snapshot mode.",
             params: [
-                param("viewModel", ["type": "string"]), param("version", ["type": "integer"]),
-                param("patch", ["type": "array"], required: false), param("state", ["type": "object"], required: false),
+                param("viewModel", ["type": "string"]), param("version", ["type": "integer", "minimum": 2]),
+                param("patch", ["type": "array"], required: false),
+                param("state", ["$ref": "#/components/schemas/ViewModelState/properties/state"], required: false),
             ],
             result: nil))
-        connection.addDiscoverMembers([
-            "components": ["schemas": [
-                "ViewModelState": [
-                    "type": "object", "required": ["viewModel", "version", "state"],
-                    "properties": [
-                        "viewModel": ["type": "string"], "version": ["type": "integer", "minimum": 1],
-                        "state": ["type": "object", "description": "See protocol/schemas/<Type>State.json."],
-                    ],
-                ],
-                "ActionResult": [
-                    "type": "object", "required": ["version"],
-                    "properties": ["version": ["type": "integer", "minimum": 1], "superseded": ["type": "boolean"]],
-                ],
-            ]],
-        ])
+    }
+
+    /// Runs a derivation of the contract from the types; a failure is a programming error that every test
+    /// run meets, so it stops the process with what is wrong.
+    private static func contractOrFail<T>(_ derive: () throws -> T) -> T {
+        do { return try derive() } catch { fatalError("the protocol contract cannot be derived from the types: \(error)") }
     }
 }

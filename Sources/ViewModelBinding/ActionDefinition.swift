@@ -1,14 +1,18 @@
 import JSON
 import JSONRPC
+import JSONSchema
 
 /// One action of a ViewModel type, served as the method `<type>/<name>`.
+///
+/// Its params are its `Arguments` type: the members that type decodes (besides `viewModel`) are the
+/// params on the wire and in `rpc.discover`, with their types, optionality and allowed values.
 public struct ActionDefinition: Sendable {
     /// The action's name (`add` in `cart/add`).
     public let name: String
     /// One line for the OpenRPC document.
     public let summary: String
-    /// OpenRPC content descriptors of the params other than `viewModel`.
-    public let params: [JSONValue]
+    /// Records the params' members.
+    let params: @Sendable (SchemaGenerator) throws -> [(name: String, schema: JSONValue, required: Bool)]
     /// Performs the action on a ViewModel of the right type; returns extra result members
     /// (`version` is added by the host).
     let perform: @MainActor @Sendable (AnyObject, Request) async throws -> [String: JSONValue]
@@ -18,13 +22,13 @@ public struct ActionDefinition: Sendable {
     /// - Parameters:
     ///   - name: the action's name.
     ///   - summary: one line for the OpenRPC document.
-    ///   - params: OpenRPC content descriptors of `Arguments`' members.
+    ///   - arguments: the type the params decode into.
     ///   - perform: runs the action and returns extra result members (`[:]` for none).
     public static func action<Model: ScreenViewModel, Arguments: Decodable>(
-        _ name: String, summary: String, params: [JSONValue] = [], on model: Model.Type, arguments: Arguments.Type,
+        _ name: String, summary: String, on model: Model.Type, arguments: Arguments.Type,
         perform: @escaping @MainActor @Sendable (Model, Arguments) async throws -> [String: JSONValue]
     ) -> ActionDefinition {
-        ActionDefinition(name: name, summary: summary, params: params) { object, request in
+        ActionDefinition(name: name, summary: summary, params: { try $0.members(of: Arguments.self) }) { object, request in
             let arguments = try request.decodeParams(Arguments.self)
             return try await perform(object as! Model, arguments)
         }
@@ -35,7 +39,7 @@ public struct ActionDefinition: Sendable {
         _ name: String, summary: String, on model: Model.Type,
         perform: @escaping @MainActor @Sendable (Model) async throws -> [String: JSONValue]
     ) -> ActionDefinition {
-        ActionDefinition(name: name, summary: summary, params: []) { object, _ in
+        ActionDefinition(name: name, summary: summary, params: { _ in [] }) { object, _ in
             try await perform(object as! Model)
         }
     }

@@ -1,38 +1,61 @@
 import JSON
 import JSONRPC
+import JSONSchema
 
-/// A ViewModel type a client can open: its wire name, how to make one, and its actions.
-public struct ViewModelDefinition: Sendable {
+/// A ViewModel type a client can open: its wire name, its state and open arguments as Swift types, its
+/// actions, and how to make one in an `Environment` (the services it runs on).
+///
+/// The definition is the one place the contract of a ViewModel type is written: `rpc.discover`, the
+/// OpenRPC document and the state schemas are derived from its types (see ``ProtocolContract``).
+public struct ViewModelDefinition<Environment>: Sendable {
     /// The wire name (`catalog`, `cart`, ...): the `type` of `viewModel/open` and the prefix of actions.
     public let type: String
-    /// One line for the OpenRPC document.
-    public let summary: String
-    /// OpenRPC content descriptors of `args` in `viewModel/open`.
-    public let arguments: [JSONValue]
     /// The actions, served as `<type>/<name>`.
     public let actions: [ActionDefinition]
-    /// The name of the JSON Schema of the state (`protocol/schemas/<name>.json`), e.g. `CartState`.
-    public let stateSchemaName: String
-    let make: @MainActor @Sendable (JSONValue) throws -> OpenScreen
+    /// The name of the state type (`CartState`), which names its schema.
+    public let stateName: String
+    /// The name of the open-arguments type (`ProductDetailArguments`), or nil when it takes none.
+    public let argumentsName: String?
+    /// Records the state type's schema.
+    let stateSchema: @Sendable (SchemaGenerator) throws -> JSONValue
+    /// Records the open-arguments type's schema, when there is one.
+    let argumentsSchema: (@Sendable (SchemaGenerator) throws -> JSONValue)?
+    let make: @MainActor @Sendable (Environment, JSONValue) throws -> OpenScreen
 
-    /// A definition for ViewModels of type `Model`.
+    /// A definition for ViewModels of type `Model` that take no open arguments.
     ///
     /// - Parameters:
     ///   - type: the wire name.
-    ///   - summary: one line for the OpenRPC document.
-    ///   - arguments: OpenRPC content descriptors of the open `args`.
-    ///   - stateSchemaName: the state schema's name.
     ///   - actions: the actions.
-    ///   - make: makes a ViewModel from the open `args` (an object; `{}` when absent). Throw an
-    ///     ``RPCError`` (or a `DecodingError`) for bad arguments.
+    ///   - make: makes a ViewModel in an environment.
     public static func screen<Model: ScreenViewModel>(
-        _ type: String, summary: String, arguments: [JSONValue] = [], stateSchemaName: String,
-        actions: [ActionDefinition], make: @escaping @MainActor @Sendable (JSONValue) throws -> Model
-    ) -> ViewModelDefinition {
+        _ type: String, actions: [ActionDefinition],
+        make: @escaping @MainActor @Sendable (Environment) throws -> Model
+    ) -> ViewModelDefinition where Model.State: Decodable {
         ViewModelDefinition(
-            type: type, summary: summary, arguments: arguments, actions: actions, stateSchemaName: stateSchemaName
-        ) { args in
-            OpenScreen(try make(args))
+            type: type, actions: actions, stateName: String(describing: Model.State.self), argumentsName: nil,
+            stateSchema: { try $0.schema(of: Model.State.self) }, argumentsSchema: nil
+        ) { environment, _ in OpenScreen(try make(environment)) }
+    }
+
+    /// A definition for ViewModels of type `Model` opened with `args` of type `Arguments`.
+    ///
+    /// - Parameters:
+    ///   - type: the wire name.
+    ///   - arguments: the type `args` decode into; its members are the open arguments on the wire.
+    ///   - actions: the actions.
+    ///   - make: makes a ViewModel in an environment from the decoded arguments.
+    public static func screen<Model: ScreenViewModel, Arguments: Decodable>(
+        _ type: String, arguments: Arguments.Type, actions: [ActionDefinition],
+        make: @escaping @MainActor @Sendable (Environment, Arguments) throws -> Model
+    ) -> ViewModelDefinition where Model.State: Decodable {
+        ViewModelDefinition(
+            type: type, actions: actions, stateName: String(describing: Model.State.self),
+            argumentsName: String(describing: Arguments.self),
+            stateSchema: { try $0.schema(of: Model.State.self) },
+            argumentsSchema: { try $0.schema(of: Arguments.self) }
+        ) { environment, args in
+            OpenScreen(try make(environment, try JSONValueDecoder().decode(Arguments.self, from: args)))
         }
     }
 }

@@ -13,15 +13,20 @@ import Synchronization
 /// notification. Before an action answers, every dirty ViewModel is flushed, so the notifications an
 /// action caused are written before its response.
 @MainActor
-public final class ViewModelHost {
+public final class ViewModelHost<Environment> {
     /// How notifications carry changes; set from the client's `initialize` capabilities.
     public var updateMode: StateUpdateMode = .patch
     /// The most ViewModels open at once; opening another is refused.
     public var maxOpenViewModels = 1_000
 
+    /// What the ViewModels are made in (the services); nil for a host that only describes the protocol
+    /// (`storefront openrpc`), which refuses to open one.
+    public var environment: Environment?
+
     private let connection: Connection
     private let logger: Logger
-    private var definitions: [String: ViewModelDefinition] = [:]
+    private let contract: ProtocolContract<Environment>
+    private var definitions: [String: ViewModelDefinition<Environment>] = [:]
     private var screens: [String: Entry] = [:]
     private var nextHandle = 1
 
@@ -29,25 +34,28 @@ public final class ViewModelHost {
     @MainActor
     private final class Entry {
         let handle: String
-        let definition: ViewModelDefinition
+        let definition: ViewModelDefinition<Environment>
         let screen: OpenScreen
         var version = 1
         var state: JSONValue = .null
         /// Set by the observation callback on whatever thread makes the change, at once.
         nonisolated let changed = ChangeFlag()
 
-        init(handle: String, definition: ViewModelDefinition, screen: OpenScreen) {
+        init(handle: String, definition: ViewModelDefinition<Environment>, screen: OpenScreen) {
             self.handle = handle
             self.definition = definition
             self.screen = screen
         }
     }
 
-    /// A host serving `definitions` on `connection`. Call ``install()`` to register the methods.
-    public init(connection: Connection, definitions: [ViewModelDefinition], logger: Logger) {
+    /// A host serving the ViewModel types of `contract` on `connection`, made in `environment`. Call
+    /// ``install()`` to register the methods.
+    public init(connection: Connection, contract: ProtocolContract<Environment>, environment: Environment?, logger: Logger) {
         self.connection = connection
+        self.contract = contract
+        self.environment = environment
         self.logger = logger
-        for definition in definitions { self.definitions[definition.type] = definition }
+        for definition in contract.definitions { self.definitions[definition.type] = definition }
         connection.outbox.onDrain = { [weak self] in self?.flushDirty() }
     }
 
@@ -61,58 +69,47 @@ public final class ViewModelHost {
 
     // MARK: Methods
 
-    /// Registers `viewModel/open`, `viewModel/close`, `viewModel/get` and every `<type>/<action>`.
-    public func install() {
-        let types = JSONValue.array(definitions.keys.sorted().map { .string($0) })
-        connection.register(
-            MethodDescription(
-                name: "viewModel/open", summary: "Opens a ViewModel (a screen appears) and starts its initial load.",
-                params: [
-                    param("type", ["type": "string", "enum": types]),
-                    param("args", ["type": "object"], required: false, summary: "productDetail: {productId}"),
-                ],
-                result: ["name": "OpenedViewModel", "schema": ["$ref": "#/components/schemas/ViewModelState"]],
-                errors: [Self.invalidParamsError]),
-            handler: .immediate { [unowned self] request in try self.open(request) })
-        connection.register(
-            MethodDescription(
-                name: "viewModel/close", summary: "Closes a ViewModel (the screen goes away); its tasks are cancelled.",
-                params: [param("viewModel", ["type": "string"])],
-                result: ["name": "Null", "schema": ["type": "null"]], errors: [Self.invalidParamsError]),
-            handler: .immediate { [unowned self] request in
-                let entry = try self.entry(for: request, type: nil)
-                self.screens[entry.handle] = nil
-                entry.screen.close()
-                return .null
-            })
-        connection.register(
-            MethodDescription(
-                name: "viewModel/get", summary: "Returns a ViewModel's current version and whole state (to resync).",
-                params: [param("viewModel", ["type": "string"])],
-                result: ["name": "ViewModelState", "schema": ["$ref": "#/components/schemas/ViewModelState"]],
-                errors: [Self.invalidParamsError]),
-            handler: .immediate { [unowned self] request in
-                let entry = try self.entry(for: request, type: nil)
-                self.flushDirty(force: true)
-                return self.snapshot(of: entry)
-            })
-        for definition in definitions.values {
+    /// Registers `viewModel/open`, `viewModel/close`, `viewModel/get` and every `<type>/<action>`, each
+    /// described as the contract derives it from the definitions' types.
+    /// - Throws: ``ContractError`` or a schema error when the contract cannot be derived (a programming error).
+    public func install() throws {
+        let components = ProtocolContract<Environment>.componentsPath
+        let actionErrors: [JSONValue] = [
+            ["code": .integer(Int64(ShopErrorCodes.refused)), "message": "Action refused",
+             "data": ["$ref": .string(components + "RefusalData")]],
+            ["code": .integer(Int64(ShopErrorCodes.failed)), "message": "Action failed",
+             "data": ["$ref": .string(components + "FailureData")]],
+        ]
+        var descriptions = Dictionary(
+            uniqueKeysWithValues: try contract.methodDescriptions(actionErrors: actionErrors).map { ($0.name, $0) })
+        connection.register(descriptions.removeValue(forKey: "viewModel/open")!,
+                            handler: .immediate { [unowned self] request in try self.open(request) })
+        connection.register(descriptions.removeValue(forKey: "viewModel/close")!, handler: .immediate { [unowned self] request in
+            let entry = try self.entry(for: request, type: nil)
+            self.screens[entry.handle] = nil
+            entry.screen.close()
+            return .null
+        })
+        connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediate { [unowned self] request in
+            let entry = try self.entry(for: request, type: nil)
+            self.flushDirty(force: true)
+            return self.snapshot(of: entry)
+        })
+        for definition in contract.definitions {
             for action in definition.actions {
-                registerAction(action, of: definition)
+                let description = descriptions.removeValue(forKey: "\(definition.type)/\(action.name)")!
+                registerAction(action, of: definition, described: description)
             }
         }
+        connection.addDiscoverMembers([
+            "components": ["schemas": .object(try contract.componentSchemas())],
+            "x-viewModels": contract.viewModelIndex,
+        ])
     }
 
-    private static let invalidParamsError: JSONValue = ["code": -32602, "message": "Invalid params"]
-
-    private func registerAction(_ action: ActionDefinition, of definition: ViewModelDefinition) {
+    private func registerAction(_ action: ActionDefinition, of definition: ViewModelDefinition<Environment>, described description: MethodDescription) {
         connection.register(
-            MethodDescription(
-                name: "\(definition.type)/\(action.name)", summary: action.summary,
-                params: [param("viewModel", ["type": "string"])] + action.params,
-                result: ["name": "ActionResult", "schema": ["$ref": "#/components/schemas/ActionResult"]],
-                errors: [Self.invalidParamsError, ["code": .integer(Int64(ShopErrorCodes.refused)), "message": "Action refused"],
-                         ["code": .integer(Int64(ShopErrorCodes.failed)), "message": "Action failed"]]),
+            description,
             handler: .task { [unowned self] request in
                 let entry = try self.entry(for: request, type: definition.type)
                 let extras: [String: JSONValue]
@@ -130,11 +127,7 @@ public final class ViewModelHost {
     }
 
     private func open(_ request: Request) throws -> JSONValue {
-        struct Params: Decodable {
-            var type: String
-            var args: JSONValue?
-        }
-        let params = try request.decodeParams(Params.self)
+        let params = try request.decodeParams(OpenParams.self)
         guard let definition = definitions[params.type] else {
             throw RPCError.invalidParams(
                 parameter: "type",
@@ -147,9 +140,12 @@ public final class ViewModelHost {
         guard case .object = args else {
             throw RPCError.invalidParams(parameter: "args", reason: "must be an object, not \(args.typeName)")
         }
+        guard let environment else {
+            throw RPCError.internalError("this server only describes the protocol; it cannot open ViewModels")
+        }
         let screen: OpenScreen
         do {
-            screen = try definition.make(args)
+            screen = try definition.make(environment, args)
         } catch let error as DecodingError {
             var rpcError = RPCError(from: error)
             if case .string(let parameter)? = rpcError.data?["parameter"] {
@@ -170,8 +166,7 @@ public final class ViewModelHost {
     }
 
     private func entry(for request: Request, type: String?) throws -> Entry {
-        struct Params: Decodable { var viewModel: String }
-        let handle = try request.decodeParams(Params.self).viewModel
+        let handle = try request.decodeParams(HandleParams.self).viewModel
         guard let entry = screens[handle] else {
             throw RPCError.invalidParams(parameter: "viewModel", reason: "no open ViewModel has the handle \"\(handle)\"")
         }
@@ -248,3 +243,12 @@ final class ChangeFlag: Sendable {
     /// Whether a change was marked since the last call; clears the mark.
     func take() -> Bool { value.exchange(false, ordering: .acquiringAndReleasing) }
 }
+
+/// `viewModel/open` params.
+private struct OpenParams: Decodable {
+    var type: String
+    var args: JSONValue?
+}
+
+/// Params naming an open ViewModel.
+private struct HandleParams: Decodable { var viewModel: String }

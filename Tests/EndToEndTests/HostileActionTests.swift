@@ -113,7 +113,7 @@ struct HostileActionTests {
         price("a blank price", #"" ""#, "Price is required."),
         one("a price as a number", "productForm/setField", #"{"viewModel":"v3","field":"price","value":12.5}"#, .invalidParams(id: x, parameter: "value")),
         one("setField of an unknown field", "productForm/setField", #"{"viewModel":"v3","field":"stock","value":"1"}"#,
-            .refused(id: x, reason: "unknownField")),
+            .invalidParams(id: x, parameter: "field")),
         one("setField without a value", "productForm/setField", #"{"viewModel":"v3","field":"name"}"#, .invalidParams(id: x, parameter: "value")),
         one("setField with a numeric field name", "productForm/setField", #"{"viewModel":"v3","field":1,"value":"x"}"#,
             .invalidParams(id: x, parameter: "field")),
@@ -134,7 +134,7 @@ struct HostileActionTests {
             .refused(id: x, reason: "notListed")),
         one("catalog/deleteSelected with nothing selected", "catalog/deleteSelected", #"{"viewModel":"v2"}"#, .refused(id: x, reason: "nothingSelected")),
         one("dashboard/reloadSection of an unknown section", "dashboard/reloadSection", #"{"viewModel":"v5","section":"ads"}"#,
-            .refused(id: x, reason: "unknownSection")),
+            .invalidParams(id: x, parameter: "section")),
         one("dashboard/reloadSection of a number", "dashboard/reloadSection", #"{"viewModel":"v5","section":1}"#, .invalidParams(id: x, parameter: "section")),
     ]
 

@@ -113,7 +113,7 @@ import Testing
         try await checkout.value
 
         #expect(viewModel.state == state(priced([], revision: 2), checkoutPhase: .succeeded, lastOrder: order))
-        #expect(viewModel.state.lastOrder?.createdAt == "2025-06-01T00:00:00Z")
+        #expect(viewModel.state.lastOrder?.createdAt.iso8601 == "2025-06-01T00:00:00Z")
         let empty = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
         #expect(empty?.reason == "emptyCart")
     }
@@ -207,7 +207,7 @@ import Testing
         events.publish(.productsDeleted([spade.id]))
         let after = priced([Fixture.line(book, quantity: 1)], revision: 2)
         events.publish(.cartChanged(after))
-        let notice = CartNotice(productId: spade.id, name: spade.name, reason: "productDeleted",
+        let notice = CartNotice(productId: spade.id, name: spade.name, reason: .productDeleted,
                                 message: "\(spade.name) was removed from your cart: it is no longer sold.")
         #expect(viewModel.state == state(after, notices: [notice]))
 

@@ -90,16 +90,9 @@ import Testing
         await settle { viewModel.state == expected }
 
         recommendations.recommendations.returns(suggested)
-        #expect(try await viewModel.reloadSection("recommended") == .completed)
+        #expect(try await viewModel.reloadSection(.recommended) == .completed)
         #expect(viewModel.state == loaded)
         #expect(catalog.featured.calls.count == 1)
-    }
-
-    @Test func anUnknownSectionIsRefused() async {
-        let viewModel = await appeared()
-        let error = await #expect(throws: ShopError.self) { try await viewModel.reloadSection("weather") }
-        #expect(error?.reason == "unknownSection")
-        #expect(viewModel.state == loaded)
     }
 
     @Test func reloadReloadsEverySection() async {

@@ -63,8 +63,8 @@ struct UnusedOrderService: OrderService {
     @Test func aOneLineQuantityChangeInAHundredLineCartIsTwoOperationsOfAtMost200Bytes() async throws {
         let service = InMemoryCartService(lines: Self.lines)
         let model = CartViewModel(cart: service, orders: UnusedOrderService(), events: ShopEvents())
-        let cart = ViewModelDefinition.screen("cart", summary: "", stateSchemaName: "CartState", actions: []) { _ in model }
-        let harness = Harness(definitions: [cart])
+        let cart = ViewModelDefinition<Void>.screen("cart", actions: []) { model }
+        let harness = Harness(definitions: [cart], vocabulary: registerShopVocabulary)
         harness.send(1, "viewModel/open", ["type": "cart"])
         await harness.settle()
         _ = harness.takeMessages()

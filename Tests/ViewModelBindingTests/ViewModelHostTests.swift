@@ -3,13 +3,14 @@ import JSONPatch
 import JSONRPC
 import Logging
 import Observation
+import JSONSchema
 import Testing
 @testable import ViewModelBinding
 
 /// A small ViewModel standing in for the shop's, so that the host is tested on its own.
 @MainActor @Observable
 final class CounterViewModel: ScreenViewModel {
-    struct State: Encodable, Equatable {
+    struct State: Codable, Equatable {
         var phase: String
         var count: Int
         var log: [String]
@@ -42,21 +43,25 @@ final class CounterViewModel: ScreenViewModel {
 struct Harness {
     let outbox = Outbox()
     let connection: Connection
-    let host: ViewModelHost
+    let host: ViewModelHost<Void>
 
-    init(mode: StateUpdateMode = .patch, definitions: [ViewModelDefinition] = [Harness.counter]) {
+    init(
+        mode: StateUpdateMode = .patch, definitions: [ViewModelDefinition<Void>] = [Harness.counter],
+        vocabulary: @escaping @Sendable (SchemaGenerator) -> Void = { _ in }
+    ) {
         connection = Connection(
             identity: ServerIdentity(name: "test", version: "0", protocolVersion: "0"), outbox: outbox,
             logger: Logger(label: "test"))
-        host = ViewModelHost(connection: connection, definitions: definitions, logger: Logger(label: "test"))
+        host = ViewModelHost(
+            connection: connection, contract: ProtocolContract(definitions: definitions, vocabulary: vocabulary), environment: (), logger: Logger(label: "test"))
         host.updateMode = mode
-        host.install()
+        try! host.install()
         connection.receive(["jsonrpc": "2.0", "id": 0, "method": "initialize", "params": [:]])
         _ = takeMessages()
     }
 
-    static let counter = ViewModelDefinition.screen(
-        "counter", summary: "test", stateSchemaName: "CounterState",
+    static let counter = ViewModelDefinition<Void>.screen(
+        "counter",
         actions: [
             .action("incrementTwice", summary: "", on: CounterViewModel.self) { model in
                 model.incrementTwice()
@@ -67,7 +72,7 @@ struct Harness {
                 return ["extra": true]
             },
         ],
-        make: { _ in CounterViewModel() })
+        make: { CounterViewModel() })
 
     func send(_ id: Int64, _ method: String, _ params: JSONValue) {
         connection.receive(["jsonrpc": "2.0", "id": .integer(id), "method": .string(method), "params": params])

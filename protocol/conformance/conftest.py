@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 from storefront_session import FRAMINGS, Mirrors, Session, server_command
+from contract import Contract
 
 HERE = pathlib.Path(__file__).resolve().parent
 PROTOCOL = HERE.parent
@@ -95,38 +96,27 @@ def require_methods(method_names):
     return check
 
 
-SCHEMA_NAMES = {
-    "catalog": "CatalogState",
-    "productDetail": "ProductDetailState",
-    "productForm": "ProductFormState",
-    "cart": "CartState",
-    "dashboard": "DashboardState",
-}
+@pytest.fixture(scope="session")
+def contract(discover_document) -> Contract:
+    """The contract as rpc.discover describes it."""
+    return Contract.from_discover(discover_document)
 
 
 @pytest.fixture(scope="session")
-def state_validators():
-    """type -> a jsonschema validator of its state, from protocol/schemas/<Name>.json; absent ones skip."""
+def state_validators(discover_document, contract):
+    """type -> a jsonschema validator of its state: its schema in rpc.discover's components, whose
+    references resolve in the same document. A type without a schema fails the test that needs it."""
     from jsonschema import Draft202012Validator
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
-    directory = PROTOCOL / "schemas"
-    if not directory.is_dir():
-        return {}
-    documents = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("*.json"))}
-    resources = []
-    for stem, document in documents.items():
-        resource = DRAFT202012.create_resource(document)
-        resources.append((f"{stem}.json", resource))
-        if "$id" in document:
-            resources.append((document["$id"], resource))
-    registry = Registry().with_resources(resources)
+    base = "urn:storefront:rpc.discover"
+    registry = Registry().with_resource(base, DRAFT202012.create_resource(discover_document))
     validators = {}
-    for type_, name in SCHEMA_NAMES.items():
-        if name in documents:
-            Draft202012Validator.check_schema(documents[name])
-            validators[type_] = Draft202012Validator(documents[name], registry=registry)
+    for type_, name in contract.state_schemas.items():
+        schema = discover_document["components"]["schemas"][name]
+        Draft202012Validator.check_schema(schema)
+        validators[type_] = Draft202012Validator({"$ref": f"{base}#/components/schemas/{name}"}, registry=registry)
     return validators
 
 
@@ -134,9 +124,7 @@ def state_validators():
 def validate_state(state_validators):
     """Validates a state of a ViewModel type; skips (visibly, once per test) when no schema exists."""
     def check(type_: str, state) -> None:
-        validator = state_validators.get(type_)
-        if validator is None:
-            return  # test_schemas.py reports the missing schema as a visible skip
+        validator = state_validators[type_]  # a type without a schema is a failure, never a skip
         errors = sorted(validator.iter_errors(state), key=lambda error: list(error.path))
         assert not errors, f"{type_} state does not match its schema: " + "; ".join(
             f"{'/'.join(map(str, error.path))}: {error.message}" for error in errors[:5])

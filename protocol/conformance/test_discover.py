@@ -1,16 +1,17 @@
-"""rpc.discover: an OpenRPC 1.3 document listing every method of protocol/README.md."""
+"""rpc.discover: an OpenRPC 1.3 document describing every method, and protocol/README.md in step with it."""
 
 from __future__ import annotations
 
 import json
 import pathlib
+import re
 
-import pytest
 from jsonschema import Draft202012Validator
 
-from contract import ACTION_METHODS, ACTIONS, LIFECYCLE_REQUESTS, VIEWMODEL_METHODS
+from contract import LIFECYCLE_REQUESTS, VIEWMODEL_METHODS
 
 HERE = pathlib.Path(__file__).resolve().parent
+README = HERE.parent / "README.md"
 
 
 def test_discover_document_passes_the_openrpc_structural_check(discover_document):
@@ -40,32 +41,55 @@ def test_every_local_ref_resolves(discover_document):
             for value in node:
                 walk(value)
     walk(discover_document)
+    for entry in discover_document["x-viewModels"].values():
+        for ref in entry.values():
+            assert ref.removeprefix("#/components/schemas/") in discover_document["components"]["schemas"], ref
 
 
-def test_discover_lists_the_lifecycle_requests(method_names):
-    assert set(LIFECYCLE_REQUESTS) <= method_names
+def test_discover_lists_the_lifecycle_and_viewmodel_methods(method_names):
+    assert set(LIFECYCLE_REQUESTS + VIEWMODEL_METHODS) <= method_names
 
 
-def test_discover_lists_every_viewmodel_method_and_action(method_names, viewmodels_available):
-    missing = sorted(set(VIEWMODEL_METHODS + ACTION_METHODS) - method_names)
-    assert not missing, f"README methods missing from rpc.discover: {missing}"
-    undocumented = sorted(name for name in method_names if "/" in name and name.split("/")[0] in ACTIONS
-                          and name not in ACTION_METHODS)
-    assert not undocumented, f"actions served but not in protocol/README.md: {undocumented}"
+def test_every_viewmodel_type_has_actions_a_state_schema_and_opens_with_its_type(discover_document, contract):
+    opened = next(m for m in discover_document["methods"] if m["name"] == "viewModel/open")
+    types = next(p for p in opened["params"] if p["name"] == "type")["schema"]["enum"]
+    assert sorted(types) == sorted(contract.actions) == sorted(contract.state_schemas)
+    for type_, actions in contract.actions.items():
+        assert actions, f"{type_} has no actions"
 
 
-def test_action_params_are_described(discover_document, viewmodels_available):
-    by_name = {method["name"]: method for method in discover_document["methods"]}
-    for method in ACTION_METHODS:
-        described = {param["name"] for param in by_name[method]["params"] if "name" in param}
-        type_, action = method.split("/")
-        expected = {"viewModel", *ACTIONS[type_][action]}
-        assert expected <= described, f"{method}: params {sorted(described)} lack {sorted(expected - described)}"
+def test_every_param_has_a_valid_schema(discover_document):
+    for method in discover_document["methods"]:
+        for param in method["params"]:
+            assert {"name", "schema"} <= set(param), f"{method['name']}: {param}"
+            Draft202012Validator.check_schema(param["schema"])
+
+
+def test_readme_documents_every_action_the_server_serves(contract):
+    # protocol/README.md "Actions": one bullet per ViewModel type naming each of its actions in backticks.
+    text = README.read_text()
+    section = text[text.index("### Actions"):]
+    section = section[:section.index("\n### ", 1)]
+    bullets = {match.group(1): match.group(0) for match in re.finditer(r"^- (\w+): .*?(?=^- |\Z)", section, re.M | re.S)}
+    for type_, actions in contract.actions.items():
+        assert type_ in bullets, f"protocol/README.md Actions has no bullet for {type_}"
+        undocumented = [action for action in actions if not re.search(rf"`{re.escape(action)}[` ]", bullets[type_])]
+        assert not undocumented, f"{type_} actions served but not in protocol/README.md: {undocumented}"
 
 
 def test_checked_in_openrpc_json_equals_rpc_discover(discover_document):
     path = HERE.parent / "openrpc.json"
-    if not path.exists():
-        pytest.skip("protocol/openrpc.json is not checked in yet")
+    assert path.exists(), "protocol/openrpc.json is missing: write it with `storefront openrpc --write protocol`"
     assert json.loads(path.read_text()) == discover_document, \
-        "protocol/openrpc.json is stale: regenerate it with `storefront openrpc > protocol/openrpc.json`"
+        "protocol/openrpc.json is stale: regenerate it with `storefront openrpc --write protocol`"
+
+
+def test_checked_in_state_schemas_are_the_discovered_ones(discover_document, contract):
+    # protocol/schemas/<State>.json is the same schema as components.schemas.<State>, with its $defs inlined.
+    for type_, name in contract.state_schemas.items():
+        path = HERE.parent / "schemas" / f"{name}.json"
+        assert path.exists(), f"protocol/schemas/{name}.json is missing"
+        document = json.loads(path.read_text())
+        discovered = discover_document["components"]["schemas"][name]
+        assert set(document["properties"]) == set(discovered["properties"]), name
+        assert sorted(document["required"]) == sorted(discovered["required"]), name

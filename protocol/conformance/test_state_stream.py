@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-from contract import FAILURE_REASONS, REFUSAL_REASONS
 from storefront_session import Mirrors, Session
 from viewmodel_helpers import Checkpoint, action, ok, open_settled, settled
 
@@ -56,8 +55,6 @@ def test_versions_rise_by_exactly_one_per_notification(mirrors: Mirrors):
 
 @pytest.mark.parametrize("type_", ["catalog", "productDetail", "productForm", "cart", "dashboard"])
 def test_states_match_their_schema(mirrors: Mirrors, type_, state_validators, validate_state):
-    if type_ not in state_validators:
-        pytest.skip(f"protocol/schemas/ has no schema for {type_} yet")
     args = {"productId": "p-0001"} if type_ == "productDetail" else None
     mirror = mirrors.open(type_, args)
     validate_state(type_, mirror.state)
@@ -71,8 +68,9 @@ def test_states_match_their_schema(mirrors: Mirrors, type_, state_validators, va
 class RandomShopper:
     """Drives several open ViewModels with seeded random actions, valid and not."""
 
-    def __init__(self, mirrors: Mirrors, rng: random.Random, validate_state):
+    def __init__(self, mirrors: Mirrors, rng: random.Random, validate_state, contract):
         self.mirrors = mirrors
+        self.contract = contract
         self.rng = rng
         self.validate_state = validate_state
         self.catalog = open_settled(mirrors, "catalog")
@@ -91,8 +89,15 @@ class RandomShopper:
 
     def next_call(self) -> tuple[str, dict]:
         rng = self.rng
-        choice = rng.randrange(7)
-        if choice == 0:
+        choice = rng.randrange(8)
+        if choice == 7:
+            # Any action the server describes as taking no params, on an open ViewModel of its type: actions
+            # added later are exercised without this suite naming them.
+            mirror = rng.choice([self.catalog, *self.details, *self.carts, self.dashboard, self.form])
+            bare = sorted(action for action, params in self.contract.actions[mirror.type].items()
+                          if not any(params.values()) and action not in ("deleteSelected",))
+            name, args = rng.choice(bare), {}
+        elif choice == 0:
             mirror = self.catalog
             name, args = rng.choice([
                 ("refresh", {}), ("search", {"query": rng.choice(["", "a", "lamp", "book", "zz", "ch"])}),
@@ -132,7 +137,8 @@ class RandomShopper:
             error = response["error"]
             assert error["code"] in (-32001, -32003), f"{method}: {error}"
             reason = error["data"]["reason"]
-            assert reason in (REFUSAL_REASONS if error["code"] == -32001 else FAILURE_REASONS), error
+            reasons = self.contract.refusal_reasons if error["code"] == -32001 else self.contract.failure_reasons
+            assert reason in reasons, error
             key = f"{error['code']}:{reason}"
         else:
             assert isinstance(response["result"]["version"], int), response
@@ -166,27 +172,27 @@ def shows_an_error(state) -> bool:
                for section in sections)
 
 
-def run_shopper(session: Session, seed: int, validate_state) -> dict[str, int]:
+def run_shopper(session: Session, seed: int, validate_state, contract) -> dict[str, int]:
     mirrors = Mirrors(session)
-    shopper = RandomShopper(mirrors, random.Random(seed), validate_state)
+    shopper = RandomShopper(mirrors, random.Random(seed), validate_state, contract)
     for _ in range(STEPS):
         shopper.step()
     return shopper.outcomes
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_actions_keep_every_mirror_equal_to_get(ready: Session, seed, validate_state):
-    outcomes = run_shopper(ready, seed, validate_state)
+def test_random_actions_keep_every_mirror_equal_to_get(ready: Session, seed, validate_state, contract):
+    outcomes = run_shopper(ready, seed, validate_state, contract)
     assert outcomes.get("ok", 0) > STEPS // 4, outcomes
     assert any(key.startswith("-32001") for key in outcomes), f"no refusal was exercised: {outcomes}"
 
 
 @pytest.mark.parametrize("seed", SEEDS[:1])
-def test_random_actions_with_failing_services(spawn, seed, validate_state):
+def test_random_actions_with_failing_services(spawn, seed, validate_state, contract):
     session = spawn("--faults", "cart:failure-rate=0.2;favorites:failure-rate=0.3;orders:failure-rate=0.3;"
                                 "recommendations:failure-rate=0.3")
     session.initialize()
-    outcomes = run_shopper(session, seed, validate_state)
+    outcomes = run_shopper(session, seed, validate_state, contract)
     # The ViewModels show operational failures in their state (`error`, `checkoutError`) and answer the
     # action; a -32003 answer is allowed too. Either way the mirrors stayed equal to viewModel/get.
     assert "state shows an error" in outcomes or any(key.startswith("-32003") for key in outcomes), \
@@ -194,7 +200,7 @@ def test_random_actions_with_failing_services(spawn, seed, validate_state):
 
 
 @pytest.mark.parametrize("seed", SEEDS[:1])
-def test_random_actions_in_snapshot_mode(spawn, seed, validate_state):
+def test_random_actions_in_snapshot_mode(spawn, seed, validate_state, contract):
     session = spawn()
     session.initialize({"stateUpdates": "snapshot"})
-    run_shopper(session, seed, validate_state)
+    run_shopper(session, seed, validate_state, contract)

@@ -280,7 +280,9 @@ def test_product_form_validation_submit_and_reset(mirrors: Mirrors):
     # A refused submit shows every error it lists (the one refusal that changes the state).
     assert form.state["errors"] == error["data"]["details"]
     mirrors.assert_in_sync(form)
-    refused(action(mirrors, form, "setField", field="colour", value="red"), "unknownField")
+    unknown = action(mirrors, form, "setField", field="colour", value="red")
+    assert unknown["error"]["code"] == -32602 and unknown["error"]["data"]["parameter"] == "field", unknown
+    assert "must be one of name, description, price, category" in unknown["error"]["data"]["reason"]
 
     ok(action(mirrors, form, "setField", field="price", value="-3"))
     assert "price" in form.state["errors"] and form.state["isValid"] is False
@@ -381,10 +383,6 @@ def test_dashboard_reload_and_sections(mirrors: Mirrors):
         assert dashboard.state[section]["phase"] == "loaded"
     before = (dashboard.version, dashboard.state)
     response = action(mirrors, dashboard, "reloadSection", section="weather")
-    # README: `unknownSection` is a -32001 reason; an enum-checked param would be -32602 instead.
-    if response.get("error", {}).get("code") == -32602:
-        assert response["error"]["data"]["parameter"] == "section"
-    else:
-        refused(response, "unknownSection")
+    assert response["error"]["code"] == -32602 and response["error"]["data"]["parameter"] == "section", response
     assert (dashboard.version, dashboard.state) == before
     mirrors.assert_in_sync(dashboard)

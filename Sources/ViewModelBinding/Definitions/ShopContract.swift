@@ -1,0 +1,97 @@
+import JSON
+import JSONSchema
+import Shop
+import ShopFeatures
+
+extension ProtocolContract<ShopEnvironment> {
+    /// The shop's ViewModel types and the vocabulary of their states: the contract `rpc.discover`,
+    /// `protocol/openrpc.json` and `protocol/schemas/` are derived from.
+    public static let shop = ProtocolContract(
+        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard],
+        vocabulary: registerShopVocabulary,
+        notes: shopNotes,
+        extraComponents: [
+            "RefusalData": errorData(reasons: ShopError.Reason.refusals, "Why the action was refused (-32001); the state is unchanged."),
+            "FailureData": errorData(reasons: ShopError.Reason.failures, "Which service or storage failed (-32003)."),
+        ])
+
+    /// The `data` of an action error: a stable reason from `reasons`, details and whether to retry.
+    private static func errorData(reasons: [String], _ description: String) -> JSONValue {
+        [
+            "type": "object", "additionalProperties": false, "required": ["reason", "details", "retryable"],
+            "description": .string(description),
+            "properties": [
+                "reason": ["enum": .array(reasons.map { .string($0) }), "description": "Stable and machine-readable."],
+                "details": ["type": "object", "additionalProperties": ["type": "string"]],
+                "retryable": ["type": "boolean", "description": "Whether the same call (or the ViewModel's refresh) may succeed later."],
+            ],
+        ]
+    }
+
+    /// What the types alone cannot say: bounds, and what a member means where its name does not say it.
+    private static let shopNotes: [String: [String: JSONValue]] = [
+        "CatalogState": [
+            "phase": ["description": "loaded: products are the results of query, category and sort. loading: from a search's first keystroke through its 300 ms of quiet to its results (products are the previous results)."],
+            "query": ["description": "The search text; a search abandoned by its caller puts back the text of the results shown."],
+            "category": ["description": "The category id filtered on, or null for all."],
+            "totalCount": ["minimum": 0, "description": "How many products match, loaded or not."],
+            "selection": ["description": "Selected product ids, sorted: only listed (loaded) products can be selected."],
+            "loadMorePhase": ["description": "Appending the next page; a failed page leaves the list loaded, and loadMore retries."],
+        ],
+        "ProductDetailState": [
+            "isFavorite": ["description": "null while unknown (the favourites could not be loaded; error says why, refresh retries)."],
+            "inCart": ["minimum": 0, "description": "Units of this product already in the cart; null while unknown."],
+            "quantity": ["minimum": 1],
+            "maxQuantity": ["minimum": 0, "description": "min(maxPerOrder, stock) less inCart; 0 when nothing more can be added."],
+            "canAddToCart": ["description": "Loaded, in stock, and quantity fits beside the cart's units."],
+            "didAddToCart": ["description": "true for 2 s after a successful add."],
+        ],
+        "ProductFormState": [
+            "errors": ["description": "Messages of the invalid fields the user has edited, by field name; after a refused submit, of every invalid field."],
+            "createdProductId": ["description": "The product the last successful submission created; null otherwise."],
+        ],
+        "ProductFormFields": [
+            "name": ["description": "3 to 120 characters once trimmed, no control characters."],
+            "description": ["description": "At most 500 characters."],
+            "price": ["description": "A decimal such as \"12.50\": greater than 0, at most 1000000.00, at most two decimals."],
+            "category": ["description": "A category id."],
+        ],
+        "CartState": [
+            "lines": ["description": "In the order products were first added; a line's total is unitPrice × quantity, computed in minor units."],
+            "lastOrder": ["description": "The order the last successful checkout placed; null before, and again once the cart changes."],
+            "notices": ["description": "Lines that went without the user removing them; cleared by the user's next change, a checkout or dismissNotices."],
+        ],
+        "DashboardState": ["recentOrders": ["description": "The last 3 orders, newest first."]],
+        "ProductInfo": ["stock": ["minimum": 0], "maxPerOrder": ["minimum": 1]],
+        "CartLineSnapshot": ["quantity": ["minimum": 1]],
+        "OrderLineSnapshot": ["quantity": ["minimum": 1]],
+        "OrderSnapshot": ["itemCount": ["minimum": 0]],
+        "CartTotals": ["itemCount": ["minimum": 0]],
+        "CategoryCount": ["productCount": ["minimum": 0]],
+    ]
+}
+
+/// Registers the leaf and shared types of the shop's states with a schema generator: money and timestamps
+/// as `$defs`, and the structs several states share.
+public func registerShopVocabulary(_ generator: SchemaGenerator) {
+    generator.define(
+        Money.self, as: "Money",
+        schema: ["type": "string", "pattern": #"^-?[0-9]+\.[0-9]{2}$"#,
+                 "description": "An exact decimal amount with two decimals, e.g. \"19.99\"; never a binary number."],
+        sample: "0.00")
+    generator.define(
+        Timestamp.self, as: "Timestamp",
+        schema: ["type": "string", "format": "date-time", "description": "ISO 8601, UTC, e.g. \"2025-06-01T00:00:00Z\"."],
+        sample: "2025-06-01T00:00:00Z")
+    generator.name(ErrorInfo.self, as: "ErrorInfo")
+    generator.name(ProductSummary.self, as: "ProductSummary")
+    generator.name(ProductInfo.self, as: "ProductInfo")
+    generator.name(OrderSnapshot.self, as: "OrderSnapshot")
+    generator.name(OrderLineSnapshot.self, as: "OrderLineSnapshot")
+    generator.name(CartLineSnapshot.self, as: "CartLineSnapshot")
+    generator.name(CartTotals.self, as: "CartTotals")
+    generator.name(CartNotice.self, as: "CartNotice")
+    generator.name(CategoryCount.self, as: "CategoryCount")
+    generator.name(CategoryOption.self, as: "CategoryOption")
+    generator.name(ProductFormFields.self, as: "ProductFormFields")
+}
