@@ -89,7 +89,7 @@ let package = Package(
             name: "FuzzHarness",
             dependencies: [
                 "StorefrontServer", "JSONRPC", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh

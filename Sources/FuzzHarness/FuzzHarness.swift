@@ -1,4 +1,5 @@
 import CMainQueue
+import Clocks
 import JSON
 import JSONRPC
 import Logging
@@ -117,8 +118,8 @@ public struct FuzzHarness {
             return nil
         }
         survivors.watch(database, as: "the store")
-        let services = ShopServices.live(database: database, clock: ImmediateClock()).counted(by: counter)
-        let assembly = ServerAssembly(services: services, clock: ImmediateClock(), outbox: Outbox(), logger: logger)
+        let services = ShopServices.live(database: database, clock: ImmediateClock<Duration>()).counted(by: counter)
+        let assembly = ServerAssembly(services: services, clock: ImmediateClock<Duration>(), outbox: Outbox(), logger: logger)
         let connection = assembly.connection
         let host = assembly.host
         survivors.watch(connection, as: "the connection")

@@ -70,9 +70,6 @@ struct CountedFavoritesService: FavoritesService {
     @MainActor func setFavorite(productId: String, isFavorite: Bool) async throws {
         try await counter.count { try await base.setFavorite(productId: productId, isFavorite: isFavorite) }
     }
-    @MainActor func favorites() async throws -> [Product] {
-        try await counter.count { try await base.favorites() }
-    }
 }
 
 struct CountedCartService: CartService {

@@ -8,7 +8,4 @@ public protocol FavoritesService: Sendable {
     /// Marks or unmarks a product as favourite. Setting the value it already has changes nothing.
     /// - Throws: ``ShopError`` `productNotFound` when marking a product that does not exist.
     func setFavorite(productId: String, isFavorite: Bool) async throws
-
-    /// The favourite products, most recently marked first.
-    func favorites() async throws -> [Product]
 }

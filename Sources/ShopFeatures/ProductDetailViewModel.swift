@@ -22,11 +22,11 @@ public final class ProductDetailViewModel {
     /// Units of this product already in the cart; `nil` while unknown (the cart could not be loaded).
     public private(set) var inCart: Int?
     public private(set) var quantity = 1
-    /// Whether an add to cart is running.
-    public private(set) var isAddingToCart = false
+    /// Where adding to the cart stands: `submitting` while it runs, `succeeded` for 2 seconds after.
+    /// An operational failure shows in `error` (the add goes back to `idle`).
+    public private(set) var addToCartPhase: SubmitPhase = .idle
     /// Whether a favourite change is saving.
     public private(set) var isSavingFavorite = false
-    public private(set) var didAddToCart = false
     /// The last failed action, while the content stays loaded.
     public private(set) var actionError: ErrorInfo?
 
@@ -84,6 +84,11 @@ public final class ProductDetailViewModel {
         phase == .loaded && !isOutOfStock && !isAddingToCart && (1...max(1, maxQuantity)).contains(quantity)
             && maxQuantity >= 1
     }
+    /// Whether an add to cart is running.
+    public var isAddingToCart: Bool { addToCartPhase == .submitting }
+    /// Whether an add to cart succeeded in the last 2 seconds.
+    public var didAddToCart: Bool { addToCartPhase == .succeeded }
+
     /// Whether ``toggleFavorite()`` would be accepted: loaded, the favourite mark known, no change saving.
     public var canToggleFavorite: Bool {
         phase == .loaded && isFavorite != nil && !isSavingFavorite
@@ -112,7 +117,7 @@ public final class ProductDetailViewModel {
     public func close() {
         subscription?.cancel()
         subscription = nil
-        for task in [addedFlagTask] { task?.cancel() }
+        addedFlagTask?.cancel()
         loadTask?.cancel()
         favoriteTask?.cancel()
         addTask?.cancel()
@@ -201,9 +206,9 @@ public final class ProductDetailViewModel {
         let product = try loadedProduct()
         guard phase == .loaded else { throw ShopError.notReady }
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
-        isAddingToCart = true
+        addedFlagTask?.cancel()
+        addToCartPhase = .submitting
         let task = Task { [weak self, cart, productId, quantity] () -> ShopError? in
-            defer { self?.isAddingToCart = false }
             do {
                 let updated = try await cart.add(productId: productId, quantity: quantity)
                 guard let self else { return nil }
@@ -211,6 +216,7 @@ public final class ProductDetailViewModel {
                 self.actionError = nil
                 self.showAddedFlag()
             } catch {
+                self?.addToCartPhase = .idle
                 return Failure.refusal(error) { self?.actionError = $0 }
             }
             return nil
@@ -296,12 +302,11 @@ public final class ProductDetailViewModel {
     }
 
     private func showAddedFlag() {
-        didAddToCart = true
-        addedFlagTask?.cancel()
+        addToCartPhase = .succeeded
         addedFlagTask = Task { [weak self, clock] in
             do {
                 try await clock.sleep(for: Self.addedFlagDuration)
-                self?.didAddToCart = false
+                if self?.addToCartPhase == .succeeded { self?.addToCartPhase = .idle }
             } catch {}
         }
     }

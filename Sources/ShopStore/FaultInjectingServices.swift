@@ -37,9 +37,6 @@ struct FaultInjectingFavoritesService: FavoritesService {
     func setFavorite(productId: String, isFavorite: Bool) async throws {
         try await injector.perform(.favorites) { try await base.setFavorite(productId: productId, isFavorite: isFavorite) }
     }
-    func favorites() async throws -> [Product] {
-        try await injector.perform(.favorites) { try await base.favorites() }
-    }
 }
 
 struct FaultInjectingCartService: CartService {

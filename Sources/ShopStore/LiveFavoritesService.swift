@@ -33,15 +33,4 @@ struct LiveFavoritesService: FavoritesService {
             await events.publish(.favoriteChanged(productId: productId, isFavorite: isFavorite))
         }
     }
-
-    func favorites() async throws -> [Product] {
-        try await StorageError.mapping {
-            try await database.writer.read { db in
-                try StoredRows.products(db, sql: """
-                    SELECT \(StoredRows.productColumns) FROM favorite f JOIN product p ON p.id = f.productId
-                    ORDER BY f.seq DESC
-                    """)
-            }
-        }
-    }
 }

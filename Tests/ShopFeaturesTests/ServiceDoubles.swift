@@ -26,13 +26,11 @@ final class FavoritesServiceDouble: FavoritesService {
 
     let isFavorite = Endpoint<String, Bool>("favorites.isFavorite")
     let setFavorite = Endpoint<Change, Void>("favorites.setFavorite")
-    let favorites = Endpoint<Void, [Product]>("favorites.favorites")
 
     func isFavorite(productId: String) async throws -> Bool { try await self.isFavorite.callAsFunction(productId) }
     func setFavorite(productId: String, isFavorite: Bool) async throws {
         try await self.setFavorite.callAsFunction(Change(productId: productId, isFavorite: isFavorite))
     }
-    func favorites() async throws -> [Product] { try await self.favorites.callAsFunction(()) }
 }
 
 final class CartServiceDouble: CartService {

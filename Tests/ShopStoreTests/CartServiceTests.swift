@@ -142,7 +142,7 @@ import Testing
         let cart = try await services.cart.cart()
         #expect(cart.isEmpty)
         #expect(recorder.events == [.productsDeleted([item.id]), .cartChanged(cart)])
-        #expect(try await services.favorites.favorites().isEmpty)
+        #expect(try await !services.favorites.isFavorite(productId: item.id))
     }
 
     @Test func taxRulesTaxEachLineAtItsRateRoundingPerLine() {

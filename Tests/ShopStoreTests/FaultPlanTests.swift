@@ -72,7 +72,7 @@ final class RecordingClock: Clock, @unchecked Sendable {
         await #expect(throws: ShopError.self) { try await failing.favorites.setFavorite(productId: "p-0001", isFavorite: true) }
         let healthy = ShopServices.live(database: database)
         #expect(try await healthy.cart.cart().isEmpty)
-        #expect(try await healthy.favorites.favorites().isEmpty)
+        #expect(try await !healthy.favorites.isFavorite(productId: "p-0001"))
         #expect(await recorder.events.isEmpty)
     }
 
