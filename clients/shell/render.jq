@@ -60,6 +60,8 @@ def render_detail:
          + (if .isFavorite == null then "  favourite unknown" elif .isFavorite then "  * favourite" else "" end)
          + (if .canToggleFavorite then "" elif .isFavorite == null then " (cannot change)"
             else "  (favourite cannot change now)" end)
+         # A later success (an add) clears error while the mark stays unknown: offer the retry here too.
+         + (if .isFavorite == null and .error == null then "  [retry: product refresh]" else "" end)
          + (if .isOutOfStock then "  (out of stock)" elif .canAddToCart then "" else "  (cannot add)" end)
          + (if .didAddToCart then "  (added to cart)" else "" end)));
 

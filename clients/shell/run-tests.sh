@@ -81,8 +81,8 @@ check "an unknown command fails" test $? -ne 0
 edges=$work/edges.sqlite
 sfe() { "$here/storefront-sh" --database "$edges" "$@"; }
 after() { sed -n "/$2/,\$p" "$1"; } # FILE PATTERN: its lines from the first match on
-after_has() { after "$1" "$2" | grep -qx -- "$3"; }        # FILE PATTERN LINE: that line comes after the match
-after_lacks() { ! after "$1" "$2" | grep -q -- "$3"; }     # FILE PATTERN TEXT: nothing after the match has it
+after_has() { after "$1" "$2" | grep -qxF -- "$3"; }       # FILE PATTERN LINE: that line comes after the match
+after_lacks() { ! after "$1" "$2" | grep -qF -- "$3"; }    # FILE PATTERN TEXT: nothing after the match has it
 printf '%s\n' 'product p-9999' 'product refresh' 'show product' | sfe >"$work/retry.out" 2>&1
 check "a failed product offers its retry" contains "$work/retry.out" "! Product p-9999 does not exist.  [retry: product refresh]"
 check "product refresh retries the load" grep -qE '^ok: productDetail refresh -> version [0-9]+$' "$work/retry.out"
@@ -92,9 +92,13 @@ sfe --faults 'favorites:failure-rate=1' product p-0001 >"$work/favourite.out" 2>
 check "a favourites outage still shows the product" contains "$work/favourite.out" "p-0001  Cozy Wool Board Game"
 check "its favourite is unknown and cannot change" contains "$work/favourite.out" "favourite unknown (cannot change)"
 check "the outage is shown with its retry" contains "$work/favourite.out" "(retryable)  [retry: product refresh]"
-printf '%s\n' 'product p-0001' 'product toggleFavorite' | sfe --faults 'favorites:failure-rate=1' >"$work/toggle.out" 2>&1
+printf '%s\n' 'product p-0001' 'product toggleFavorite' 'product addToCart' 'show product' 'cart clear' \
+    | sfe --faults 'favorites:failure-rate=1' >"$work/toggle.out" 2>&1
 check "toggling an unknown favourite is refused: loadFailed" \
     contains "$work/toggle.out" '[loadFailed]: {"content":"favorites"} (retryable)'
+check "an add clears the error, the favourite stays unknown with its retry" \
+    after_has "$work/toggle.out" "^ok: productDetail addToCart" \
+    "  quantity 1 of 4  total 341.99  favourite unknown (cannot change)  [retry: product refresh]  (added to cart)"
 
 printf '%s\n' 'cart add p-0001 2' 'product p-0001' | sfe >"$work/incart.out" 2>&1
 check "the product counts the units in the cart" contains "$work/incart.out" "at most 5 per order; 2 in your cart"

@@ -195,6 +195,11 @@ local ok, err = pcall(function()
     return sf.version('productDetail') > before and sf.state('productDetail').phase == 'loaded'
       and has_line('productDetail', '^Favourite: unknown')
   end)
+  vim.cmd('StorefrontAddToCart')
+  expect('an add clears the error; the favourite stays unknown, with its retry', function()
+    return has_line('productDetail', '^In your cart: 1$') and not has_line('productDetail', '^! ')
+      and has_line('productDetail', '^Favourite: unknown %(cannot change now%)   R retry$')
+  end)
 
   vim.cmd('StorefrontCatalog')
   expect('the catalog loads its first page', function()

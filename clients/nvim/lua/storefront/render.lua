@@ -76,7 +76,8 @@ function M.productDetail(state)
     -- inCart: units already in the cart (maxQuantity is what may still be added); null when unknown.
     lines[#lines + 1] = 'In your cart: ' .. text(state.inCart, 'unknown')
     if not present(state.isFavorite) then
-      lines[#lines + 1] = 'Favourite: unknown (cannot change now)'
+      -- A later success (an add) clears error while the mark stays unknown: offer the retry here too.
+      lines[#lines + 1] = 'Favourite: unknown (cannot change now)' .. (present(state.error) and '' or '   R retry')
     elseif state.canToggleFavorite == false then
       lines[#lines + 1] = 'Favourite: cannot change now'
     end
