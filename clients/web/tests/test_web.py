@@ -97,6 +97,9 @@ async def handshake(url: str, origin: str | None):
 
 def test_websocket_needs_token_and_own_origin(bridge):
     assert asyncio.run(handshake(bridge.ws_url, bridge.base)) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    # That socket's server is stopped and reaped after the socket closed, not before: wait for it, so that
+    # the check below sees only what the refused upgrades did.
+    wait_until(lambda: not bridge.servers(), what="the accepted socket's server to be reaped")
     for url, origin in [(bridge.ws_url.replace(bridge.token, "wrong"), bridge.base),
                         (bridge.ws_url.split("?")[0], bridge.base),
                         (bridge.ws_url, "http://evil.example"),
