@@ -171,10 +171,10 @@ function lineTotal(line) {
 // ------------------------------------------------------------------------------------------ rendering
 
 /** A failure the state shows (`{message, retryable}`) and a button that retries it with `type/action`. */
-function problem(id, text, type, action, busy) {
+function problem(id, text, type, action, busy, args) {
   return el("div", { class: "problem", id },
     el("span", {}, text), " ",
-    el("button", { type: "button", class: "retry", disabled: busy, onclick: () => act(type, action) }, busy ? "Retrying…" : "Retry"));
+    el("button", { type: "button", class: "retry", disabled: busy, onclick: () => act(type, action, args) }, busy ? "Retrying…" : "Retry"));
 }
 
 const renderers = {
@@ -260,18 +260,19 @@ const renderers = {
   },
 
   dashboard(s) {
-    const section = (id, sec, row) => {
+    const section = (id, sec, row, name) => {
       $(id).classList.toggle("loading", sec.phase === "loading");
-      $(id).replaceChildren(...(sec.phase === "failed" ? [el("li", { class: "muted" }, `Could not load: ${sec.error && sec.error.message}`)]
+      $(id).replaceChildren(...(sec.phase === "failed"
+        ? [el("li", {}, problem(`${id}-problem`, `Could not load: ${sec.error && sec.error.message}`, "dashboard", "reloadSection", false, { section: name }))]
         : sec.items.length === 0 ? [el("li", { class: "muted" }, sec.phase === "loading" ? "Loading…" : "None yet.")]
         : sec.items.map(row)));
     };
     section("recent-orders", s.recentOrders, (o) => el("li", { dataset: { orderId: o.id } },
-      el("span", { class: "name" }, `${o.id} · ${o.itemCount} item(s)`), el("span", { class: "price" }, o.total)));
+      el("span", { class: "name" }, `${o.id} · ${o.itemCount} item(s)`), el("span", { class: "price" }, o.total)), "recentOrders");
     section("featured", s.featured, (p) => el("li", {},
       el("span", { class: "name", title: p.name }, p.name), el("span", { class: "price" }, p.price),
-      el("button", { type: "button", onclick: () => openProduct(p.id) }, "Details")));
-    section("categories", s.categories, (c) => el("li", {}, el("span", { class: "name" }, c.name), el("span", { class: "muted" }, String(c.productCount))));
+      el("button", { type: "button", onclick: () => openProduct(p.id) }, "Details")), "featured");
+    section("categories", s.categories, (c) => el("li", {}, el("span", { class: "name" }, c.name), el("span", { class: "muted" }, String(c.productCount))), "categories");
   },
 };
 

@@ -303,6 +303,19 @@ def test_a_failed_cart_offers_a_retry_and_claims_no_total(faulty_bridge, browser
           and d.find_elements(By.CSS_SELECTOR, "#cart-problem button.retry"), "the retry's answer")
 
 
+@pytest.mark.parametrize("faulty_bridge", ["orders:failure-rate=1"], indirect=True)
+def test_a_failed_dashboard_section_offers_its_reload(faulty_bridge, browser):
+    loaded_page(browser, faulty_bridge)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#recent-orders-problem button.retry"), "the section's retry")
+    assert "The orders service is unavailable" in text(browser, "#recent-orders-problem")
+    assert "None yet." not in text(browser, "#recent-orders")
+    before = version(browser, "dashboard")
+    browser.find_element(By.CSS_SELECTOR, "#recent-orders-problem button.retry").click()
+    until(browser, lambda d: version(d, "dashboard") > before
+          and browser.execute_script("return byType.dashboard.state.recentOrders.phase") == "failed"
+          and d.find_elements(By.CSS_SELECTOR, "#recent-orders-problem button.retry"), "the reload's answer")
+
+
 def test_a_deleted_product_leaves_a_dismissible_notice_in_the_cart(bridge, browser):
     loaded_page(browser, bridge)
     browser.find_element(By.ID, "search").send_keys("kettle")
@@ -316,6 +329,8 @@ def test_a_deleted_product_leaves_a_dismissible_notice_in_the_cart(bridge, brows
     until(browser, lambda d: "Everyday Steel Kettle was removed from your cart" in text(d, "#cart-notices"), "the notice")
     assert "The cart is empty." in text(browser, "#cart-lines") and text(browser, "#cart-total") == "0.00"
     assert browser.find_elements(By.CSS_SELECTOR, "#cart-notices li[data-product-id='p-0112']")
+    OUT.mkdir(exist_ok=True)
+    browser.find_element(By.ID, "cart").screenshot(str(OUT / "cart-notice.png"))
     browser.find_element(By.ID, "dismiss-notices").click()
     until(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#cart-notices .notice"), "the notice dismissed")
     assert browser.execute_script("return byType.cart.state.notices") == []
