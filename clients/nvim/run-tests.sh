@@ -52,6 +52,9 @@ check "JSON Patch applier" grep -q '^jsonpatch: [0-9]* passed, 0 failed' "$work/
 headless money_spec.lua | tee "$work/money.out"
 check "cart line totals" grep -q '^money: [0-9]* passed, 0 failed' "$work/money.out"
 
+headless render_spec.lua | tee "$work/render.out"
+check "rendering of failed pages and carts" grep -q '^render: [0-9]* passed, 0 failed' "$work/render.out"
+
 headless storefront_spec.lua | tee "$work/e2e.out"
 check "commands end to end" grep -q '^nvim: [0-9]* passed, 0 failed' "$work/e2e.out"
 

@@ -22,48 +22,76 @@ def line_total:
     | (if $price.sign == "-" and ($cents | test("[1-9]")) then "-" else "" end) + $cents[:-2] + "." + $cents[-2:]
     end
   ) // "-";
-def problem: if .error then "  ! \(.error.message)" + (if .error.retryable then " (retryable)" else "" end) else empty end;
+# The state's error, with the command that retries when the load failed or trying again may help.
+def problem($retry):
+  if .error then "  ! \(.error.message)" + (if .error.retryable then " (retryable)" else "" end)
+    + (if .phase == "failed" or .error.retryable then "  [retry: \($retry)]" else "" end)
+  else empty end;
 def product_row: "  \(.id)  \(.name)  \(.price)" + (if .inStock then "" else "  (out of stock)" end);
 def order_row: "  \(.id)  \(.itemCount) item(s)  total \(.total)  \(.createdAt)";
 
 def render_catalog:
   "  phase: \(.phase)  query: \(.query | tojson)  category: \(.category // "all")  sort: \(.sort)",
-  problem,
-  "  \(.products | length) of \(.totalCount) product(s)" + (if .hasMore then " (loadMore for more)" else "" end),
+  problem("catalog refresh"),
+  "  \(.products | length) of \(.totalCount) product(s)"
+    + (if .hasMore and .loadMorePhase == "idle" then " (loadMore for more)" else "" end),
+  # Appending a page has its own phase: a failed page leaves the list loaded, and loadMore retries.
+  (if .loadMorePhase == "loading" then "  loading more..."
+   elif .loadMorePhase == "failed" then "  ! more: \(.loadMoreError.message // "the next page failed to load")"
+     + (if .loadMoreError.retryable then " (retryable)" else "" end) + "  [retry: catalog loadMore]"
+   else empty end),
   (.products[:15][] | product_row),
   (if (.products | length) > 15 then "  ..." else empty end),
   (if (.selection | length) > 0 then "  selected: \(.selection | join(", "))" else empty end);
 
+# inCart: units already in the cart (maxQuantity is what may still be added); null when unknown.
+def in_cart:
+  if .inCart == null then "units in your cart unknown" elif .inCart == 0 then "none in your cart"
+  else "\(.inCart) in your cart" end;
+
 def render_detail:
-  "  phase: \(.phase)", problem,
-  (.product // empty
+  "  phase: \(.phase)", problem("product refresh"),
+  (. as $state | .product // empty
     | "  \(.id)  \(.name)  \(.price)  (\(.category))",
       "  \(.description)",
-      "  stock \(.stock), at most \(.maxPerOrder) per order"),
-  "  quantity \(.quantity) of \(.maxQuantity)  total \(.totalPrice | money)"
-    + (if .isFavorite then "  * favourite" else "" end)
-    + (if .isOutOfStock then "  (out of stock)" elif .canAddToCart then "" else "  (cannot add)" end)
-    + (if .didAddToCart then "  (added to cart)" else "" end);
+      "  stock \(.stock), at most \(.maxPerOrder) per order; \($state | in_cart)",
+      ($state
+       | "  quantity \(.quantity) of \(.maxQuantity)  total \(.totalPrice | money)"
+         + (if .isFavorite == null then "  favourite unknown" elif .isFavorite then "  * favourite" else "" end)
+         + (if .canToggleFavorite then "" elif .isFavorite == null then " (cannot change)"
+            else "  (favourite cannot change now)" end)
+         # A later success (an add) clears error while the mark stays unknown: offer the retry here too.
+         + (if .isFavorite == null and .error == null then "  [retry: product refresh]" else "" end)
+         + (if .isOutOfStock then "  (out of stock)" elif .canAddToCart then "" else "  (cannot add)" end)
+         + (if .didAddToCart then "  (added to cart)" else "" end)));
 
 def render_cart:
-  "  phase: \(.phase)  checkout: \(.checkoutPhase)", problem,
+  "  phase: \(.phase)  checkout: \(.checkoutPhase)", problem("cart refresh"),
+  # Lines that went without the user removing them (a deleted product), until the next change.
+  ((.notices // [])[] | "  notice: \(.message)"),
+  (if (.notices // []) != [] then "  [dismiss: cart dismissNotices]" else empty end),
   (if .checkoutError then "  ! checkout: \(.checkoutError.message)" else empty end),
-  (if (.lines | length) == 0 then "  (empty)" else (.lines[] | "  \(.productId)  \(.name)  \(.quantity) x \(.unitPrice) = \(line_total)") end),
-  (.totals | "  items \(.itemCount)  subtotal \(.subtotal)  tax \(.tax)  total \(.total)"),
+  # A cart that failed to load holds no lines and zero totals: that says nothing about the real cart.
+  if .phase == "failed" and (.lines | length) == 0 then "  (the cart's lines are unknown)"
+  else
+    (if (.lines | length) == 0 then "  (empty)" else (.lines[] | "  \(.productId)  \(.name)  \(.quantity) x \(.unitPrice) = \(line_total)") end),
+    (.totals | "  items \(.itemCount)  subtotal \(.subtotal)  tax \(.tax)  total \(.total)")
+  end,
   (.lastOrder // empty | "  last order: \(.id), \(.itemCount) item(s), total \(.total)");
 
-def render_section($name; row):
-  "  \($name) (\(.phase))", (if .error then "    ! \(.error.message)" else empty end),
+def render_section($name; $section; row):
+  "  \($name) (\(.phase))",
+  (if .error then "    ! \(.error.message)" + (if .phase == "failed" then "  [retry: dashboard reloadSection \($section)]" else "" end) else empty end),
   (.items[:5][] | "  " + row), (if (.items | length) > 5 then "    ... \(.items | length - 5) more" else empty end);
 
 def render_dashboard:
-  (.featured | render_section("featured"; product_row)),
-  (.categories | render_section("categories"; "  \(.name): \(.productCount)")),
-  (.recentOrders | render_section("recent orders"; order_row)),
-  (.recommended | render_section("recommended"; product_row));
+  (.featured | render_section("featured"; "featured"; product_row)),
+  (.categories | render_section("categories"; "categories"; "  \(.name): \(.productCount)")),
+  (.recentOrders | render_section("recent orders"; "recentOrders"; order_row)),
+  (.recommended | render_section("recommended"; "recommended"; product_row));
 
 def render_form:
-  "  phase: \(.phase)  submit: \(.submitPhase)  valid: \(.isValid)", problem,
+  "  phase: \(.phase)  submit: \(.submitPhase)  valid: \(.isValid)", problem("form refresh"),
   (.fields | to_entries[] | "  \(.key): \(.value | tojson)"),
   (.errors | to_entries[] | "  ! \(.key): \(.value)"),
   (.createdProductId // empty | "  created \(.)");

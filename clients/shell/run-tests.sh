@@ -29,9 +29,9 @@ check() { # NAME COMMAND...: passes when the command succeeds
     fi
 }
 contains() { grep -qF -- "$2" "$1" || { echo "  '$2' not in $1:"; sed 's/^/  | /' "$1" | tail -n 20; return 1; }; }
-no_server_left() { # no storefront process still uses the test database
+no_server_left() { # [DATABASE]: no storefront process still uses the test database (or DATABASE)
     local left
-    left=$(pgrep -f -- "--database $db" || true)
+    left=$(pgrep -f -- "--database ${1:-$db}" || true)
     [ -z "$left" ] || { echo "  servers still running: $left"; return 1; }
 }
 
@@ -76,6 +76,61 @@ check "a product that fails to load fails the command" test $? -ne 0
 check "the load failure is shown" contains "$work/noproduct.out" "productDetail failed to load: Product p-9999 does not exist."
 sf frobnicate >"$work/unknowncmd.out" 2>&1
 check "an unknown command fails" test $? -ne 0
+
+# Retries, unknown favourites, units in the cart, cart notices and catalog pages, on a database of their own.
+edges=$work/edges.sqlite
+sfe() { "$here/storefront-sh" --database "$edges" "$@"; }
+after() { sed -n "/$2/,\$p" "$1"; } # FILE PATTERN: its lines from the first match on
+after_has() { after "$1" "$2" | grep -qxF -- "$3"; }       # FILE PATTERN LINE: that line comes after the match
+after_lacks() { ! after "$1" "$2" | grep -qF -- "$3"; }    # FILE PATTERN TEXT: nothing after the match has it
+printf '%s\n' 'product p-9999' 'product refresh' 'show product' | sfe >"$work/retry.out" 2>&1
+check "a failed product offers its retry" contains "$work/retry.out" "! Product p-9999 does not exist.  [retry: product refresh]"
+check "product refresh retries the load" grep -qE '^ok: productDetail refresh -> version [0-9]+$' "$work/retry.out"
+check "the retried product is still failed" after_has "$work/retry.out" "^ok: productDetail refresh" "  phase: failed"
+
+sfe --faults 'favorites:failure-rate=1' product p-0001 >"$work/favourite.out" 2>&1
+check "a favourites outage still shows the product" contains "$work/favourite.out" "p-0001  Cozy Wool Board Game"
+check "its favourite is unknown and cannot change" contains "$work/favourite.out" "favourite unknown (cannot change)"
+check "the outage is shown with its retry" contains "$work/favourite.out" "(retryable)  [retry: product refresh]"
+printf '%s\n' 'product p-0001' 'product toggleFavorite' 'product addToCart' 'show product' 'cart clear' \
+    | sfe --faults 'favorites:failure-rate=1' >"$work/toggle.out" 2>&1
+check "toggling an unknown favourite is refused: loadFailed" \
+    contains "$work/toggle.out" '[loadFailed]: {"content":"favorites"} (retryable)'
+check "an add clears the error, the favourite stays unknown with its retry" \
+    after_has "$work/toggle.out" "^ok: productDetail addToCart" \
+    "  quantity 1 of 4  total 341.99  favourite unknown (cannot change)  [retry: product refresh]  (added to cart)"
+
+printf '%s\n' 'cart add p-0001 2' 'product p-0001' | sfe >"$work/incart.out" 2>&1
+check "the product counts the units in the cart" contains "$work/incart.out" "at most 5 per order; 2 in your cart"
+check "and offers the rest" contains "$work/incart.out" "quantity 1 of 3  total 341.99"
+sfe cart clear >/dev/null 2>&1
+
+printf '%s\n' 'open catalog' 'cart add p-0079 1' 'catalog toggleSelection p-0079' 'catalog deleteSelected' 'show cart' \
+    'cart dismissNotices' 'show cart' | sfe >"$work/notices.out" 2>&1
+check "the cart names a line whose product was deleted" \
+    contains "$work/notices.out" "  notice: Classic Bamboo Cutting Board was removed from your cart: it is no longer sold."
+check "and how to dismiss it" contains "$work/notices.out" "  [dismiss: cart dismissNotices]"
+check "cart dismissNotices clears it" after_lacks "$work/notices.out" "^ok: cart dismissNotices" "notice:"
+check "and the cart shows again" after_has "$work/notices.out" "^ok: cart dismissNotices" "  (empty)"
+
+printf '%s\n' 'open cart' 'cart refresh' 'open form' 'form refresh' | sfe --faults 'cart:failure-rate=1;catalog:failure-rate=1' \
+    >"$work/outage.out" 2>&1
+check "a failed cart offers its retry" contains "$work/outage.out" "(retryable)  [retry: cart refresh]"
+check "a failed cart does not claim to be empty" contains "$work/outage.out" "  (the cart's lines are unknown)"
+check "cart refresh retries the load" grep -qE '^ok: cart refresh -> version [0-9]+$' "$work/outage.out"
+check "a form whose categories failed offers its retry" contains "$work/outage.out" "(retryable)  [retry: form refresh]"
+check "form refresh retries the load" grep -qE '^ok: productForm refresh -> version [0-9]+$' "$work/outage.out"
+
+printf '%s\n' 'catalog loadMore' 'show catalog' | sfe >"$work/more.out" 2>&1
+check "loadMore appends a page" contains "$work/more.out" "  40 of 239 product(s) (loadMore for more)"
+render() { jq -r -L "$here" --arg type "$1" 'include "render"; render($type)'; }
+page='{"phase":"loaded","query":"","category":null,"sort":"name","error":null,"products":[],"totalCount":240,
+       "hasMore":true,"selection":[],"loadMorePhase":"failed","loadMoreError":{"message":"Try again.","retryable":true}}'
+check "a failed page is shown with its retry" \
+    test "$(render catalog <<<"$page" | tail -n 1)" = "  ! more: Try again. (retryable)  [retry: catalog loadMore]"
+check "a page loading is shown" \
+    test "$(jq -c '.loadMorePhase = "loading" | .loadMoreError = null' <<<"$page" | render catalog | tail -n 1)" = "  loading more..."
+check "retries leave no server" no_server_left "$edges"
 
 # The REPL, reading commands from stdin; errors do not end the session.
 printf '%s\n' 'open cart' 'cart setQuantity p-0001 3' 'cart remove p-0404' 'show cart' 'dashboard reloadSection recentOrders' \

@@ -7,7 +7,7 @@ required (`?token=`) for the page and the WebSocket; the WebSocket upgrade must 
 own origin and Host (so other sites, and DNS rebinding, cannot drive it). Each socket's server is
 stopped and reaped when the socket closes, and every server when the bridge exits.
 
-    python3 clients/web/bridge.py [--port 8765] [--database PATH] [--server BIN] [--token TOKEN]
+    python3 clients/web/bridge.py [--port 8765] [--database PATH] [--server BIN] [--token TOKEN] [--faults SPEC]
 """
 from __future__ import annotations
 
@@ -183,6 +183,7 @@ async def main() -> int:
     parser.add_argument("--database", help="the server's --database (default: its own)")
     parser.add_argument("--server", help="the storefront binary")
     parser.add_argument("--token", help="the access token (default: a random one)")
+    parser.add_argument("--faults", help="the server's --faults (fault injection), e.g. 'favorites:failure-rate=1'")
     parser.add_argument("--log-level", default="info")
     options = parser.parse_args()
     logging.basicConfig(level=options.log_level.upper(), stream=sys.stderr,
@@ -190,6 +191,8 @@ async def main() -> int:
     logging.getLogger("websockets").setLevel(logging.WARNING)
 
     server_args = ["--database", options.database] if options.database else []
+    if options.faults:
+        server_args += ["--faults", options.faults]
     bridge = Bridge(find_server(options.server), server_args, options.token or secrets.token_urlsafe(24), options.port)
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):

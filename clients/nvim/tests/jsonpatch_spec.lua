@@ -50,7 +50,24 @@ case('missing parent', '{"foo":"bar"}', '[{"op":"add","path":"/baz/bat","value":
 case('atomic', '{"a":1}', '[{"op":"replace","path":"/a","value":2},{"op":"test","path":"/a","value":3}]', nil)
 case('null replaced (decoder dropped it)', '{"error":null,"x":1}', '[{"op":"replace","path":"/error","value":{"m":"x"}}]',
   '{"error":{"m":"x"},"x":1}')
+case('replace with null', '{"error":{"m":"x"},"x":1}', '[{"op":"replace","path":"/error","value":null}]', '{"error":null,"x":1}')
+case('add nulls, then patch again', '{"a":[1],"x":1}',
+  '[{"op":"add","path":"/b","value":null},{"op":"add","path":"/a/-","value":null},{"op":"replace","path":"/x","value":2}]',
+  '{"a":[1,null],"b":null,"x":2}')
+case('null elements survive later patches', '{"a":[null,1]}', '[{"op":"add","path":"/b","value":null},{"op":"copy","from":"/a","path":"/c"}]',
+  '{"a":[null,1],"b":null,"c":[null,1]}')
 case('nested array in array', '[[1,2],[3]]', '[{"op":"add","path":"/1/0","value":0},{"op":"remove","path":"/0/0"}]', '[[2],[0,3]]')
+
+-- a document holding a null (vim.NIL, as a replace with null leaves it) takes the next patch: the state after
+-- `/error` went back to null must take the next notification's patch
+count = count + 1
+local after_null = jsonpatch.apply(decode('{"error":{"m":"x"},"phase":"failed"}'),
+  decode('[{"op":"replace","path":"/error","value":null},{"op":"replace","path":"/phase","value":"loading"}]'))
+local ok_next, next_doc = pcall(jsonpatch.apply, after_null, decode('[{"op":"replace","path":"/phase","value":"failed"}]'))
+if not (ok_next and next_doc and next_doc.phase == 'failed' and next_doc.error == vim.NIL) then
+  failures = failures + 1
+  say('FAIL a document holding vim.NIL takes the next patch: ' .. tostring(next_doc))
+end
 
 -- the input document is never modified
 local doc = decode('{"a":[1]}')

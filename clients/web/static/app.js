@@ -170,32 +170,57 @@ function lineTotal(line) {
 
 // ------------------------------------------------------------------------------------------ rendering
 
+/** A failure the state shows (`{message, retryable}`) and a button that retries it with `type/action`. */
+function problem(id, text, type, action, busy, args) {
+  return el("div", { class: "problem", id },
+    el("span", {}, text), " ",
+    el("button", { type: "button", class: "retry", disabled: busy, onclick: () => act(type, action, args) }, busy ? "Retrying…" : "Retry"));
+}
+
 const renderers = {
   catalog(s) {
     $("catalog").classList.toggle("loading", s.phase === "loading");
-    $("catalog-summary").textContent = s.phase === "failed" ? `Could not load: ${s.error && s.error.message}`
-      : `${s.products.length} of ${s.totalCount} products${s.query ? ` for “${s.query}”` : ""}`;
+    $("catalog-summary").replaceChildren(s.phase === "failed"
+      ? problem("catalog-problem", `Could not load: ${s.error && s.error.message}`, "catalog", "refresh", false)
+      : `${s.products.length} of ${s.totalCount} products${s.query ? ` for “${s.query}”` : ""}`);
     $("products").replaceChildren(...s.products.map((p) => el("li", { dataset: { productId: p.id } },
       el("span", { class: "name", title: p.name }, p.name),
       el("span", { class: "price" }, p.price),
       el("button", { type: "button", class: "details", onclick: () => openProduct(p.id) }, "Details"),
       el("button", { type: "button", class: "add", disabled: !p.inStock,
         onclick: () => act("cart", "add", { productId: p.id, quantity: 1 }) }, p.inStock ? "Add" : "Sold out"))));
-    $("load-more").hidden = !s.hasMore;
-    $("load-more").disabled = s.isLoadingMore;
+    // The next page has its own phase: a failed page leaves the list loaded, and the same button retries it.
+    const pageFailed = s.loadMorePhase === "failed";
+    $("load-more").hidden = !s.hasMore && !pageFailed;
+    $("load-more").disabled = s.loadMorePhase === "loading";
+    $("load-more").textContent = s.loadMorePhase === "loading" ? "Loading more…" : pageFailed ? "Retry loading more" : "Load more";
+    $("load-more-error").hidden = !pageFailed;
+    $("load-more-error").textContent = pageFailed ? `Could not load more: ${s.loadMoreError ? s.loadMoreError.message : "the page failed to load"}` : "";
   },
 
   productDetail(s) {
     const body = $("detail-body");
     body.classList.toggle("loading", s.phase === "loading");
-    if (s.phase === "failed") return body.replaceChildren(el("p", { class: "muted" }, `Could not load: ${s.error && s.error.message}`));
+    if (s.phase === "failed") {
+      return body.replaceChildren(problem("detail-problem", `Could not load: ${s.error && s.error.message}`, "productDetail", "refresh", false));
+    }
     if (!s.product) return body.replaceChildren(el("p", { class: "muted" }, "Loading…"));
     const p = s.product;
+    // inCart: units already in the cart (maxQuantity, what may still be added, counts them); null: unknown.
+    const inCart = s.inCart === null || s.inCart === undefined ? "Units in your cart unknown"
+      : s.inCart === 0 ? "None in your cart yet" : `${s.inCart} in your cart`;
+    // Loaded with an error or an unknown favourite: a part failed (the favourites); the product still shows,
+    // and refresh retries. The unknown mark counts on its own: a later success (an add) clears `error`.
+    const favoriteUnknown = s.isFavorite === null || s.isFavorite === undefined;
+    const trouble = s.error ? s.error.message
+      : favoriteUnknown ? "Whether this is a favourite is unknown: the favourites could not be loaded." : null;
     body.replaceChildren(
+      trouble ? problem("detail-problem", trouble, "productDetail", "refresh", s.phase === "loading") : null,
       el("h3", { id: "detail-name" }, p.name),
       el("p", {}, el("span", { class: "badge" }, p.category), " ", p.isFeatured ? el("span", { class: "badge" }, "featured") : null),
       el("p", { class: "muted" }, p.description),
       el("p", {}, "Price ", el("strong", { class: "price" }, p.price), ` · ${p.stock} in stock · at most ${p.maxPerOrder} per order`),
+      el("p", { id: "detail-in-cart" }, inCart),
       el("div", { class: "qty" },
         el("button", { type: "button", id: "qty-minus", "aria-label": "One less", onclick: () => act("productDetail", "decrementQuantity") }, "−"),
         el("span", { id: "detail-quantity" }, String(s.quantity)),
@@ -204,40 +229,50 @@ const renderers = {
       el("button", { type: "button", id: "add-to-cart", class: "primary", disabled: !s.canAddToCart,
         onclick: () => act("productDetail", "addToCart") }, s.isAddingToCart ? "Adding…" : s.isOutOfStock ? "Out of stock" : "Add to cart"),
       " ",
-      el("button", { type: "button", onclick: () => act("productDetail", "toggleFavorite") }, s.isFavorite ? "★ Favourite" : "☆ Favourite"),
+      el("button", { type: "button", id: "favorite", disabled: !s.canToggleFavorite, onclick: () => act("productDetail", "toggleFavorite") },
+        favoriteUnknown ? "Favourite unknown" : s.isFavorite ? "★ Favourite" : "☆ Favourite"),
       s.didAddToCart ? el("p", { class: "muted" }, "Added to the cart.") : null);
   },
 
   cart(s) {
     $("cart").classList.toggle("loading", s.phase === "loading");
-    $("cart-lines").replaceChildren(...(s.lines.length === 0 ? [el("li", { class: "muted" }, "The cart is empty.")]
+    // Lines that went without the user removing them (a deleted product), until the next change.
+    const notices = s.notices || [];
+    $("cart-notices").replaceChildren(...(notices.length === 0 ? [] : [el("div", { class: "notice" },
+      el("ul", {}, ...notices.map((n) => el("li", { dataset: { productId: n.productId } }, n.message))),
+      el("button", { type: "button", id: "dismiss-notices", onclick: () => act("cart", "dismissNotices") }, "Dismiss"))]));
+    // A cart that failed to load holds no lines and zero totals: that says nothing about the real cart.
+    const unknown = s.phase === "failed" && s.lines.length === 0;
+    $("cart-lines").replaceChildren(...(unknown ? [el("li", {}, problem("cart-problem", `Could not load the cart: ${s.error && s.error.message}`, "cart", "refresh", false))]
+      : s.lines.length === 0 ? [el("li", { class: "muted" }, "The cart is empty.")]
       : s.lines.map((line) => el("li", { dataset: { productId: line.productId } },
         el("span", { class: "name", title: line.name }, `${line.quantity} × ${line.name}`),
         el("span", { class: "price" }, lineTotal(line)),
         el("button", { type: "button", "aria-label": `Remove ${line.name}`, onclick: () => act("cart", "remove", { productId: line.productId }) }, "✕")))));
-    $("cart-items").textContent = String(s.totals.itemCount);
-    $("cart-subtotal").textContent = s.totals.subtotal;
-    $("cart-tax").textContent = s.totals.tax;
-    $("cart-total").textContent = s.totals.total;
-    $("checkout").disabled = s.lines.length === 0 || s.checkoutPhase === "submitting";
+    $("cart-items").textContent = unknown ? "–" : String(s.totals.itemCount);
+    $("cart-subtotal").textContent = unknown ? "–" : s.totals.subtotal;
+    $("cart-tax").textContent = unknown ? "–" : s.totals.tax;
+    $("cart-total").textContent = unknown ? "–" : s.totals.total;
+    $("checkout").disabled = s.phase !== "loaded" || s.lines.length === 0 || s.checkoutPhase === "submitting";
     $("checkout").textContent = s.checkoutPhase === "submitting" ? "Placing the order…" : "Checkout";
     $("cart-message").textContent = s.checkoutError ? `Checkout failed: ${s.checkoutError.message}`
       : s.lastOrder ? `Order ${s.lastOrder.id} placed: ${s.lastOrder.itemCount} item(s), ${s.lastOrder.total}.` : "";
   },
 
   dashboard(s) {
-    const section = (id, sec, row) => {
+    const section = (id, sec, row, name) => {
       $(id).classList.toggle("loading", sec.phase === "loading");
-      $(id).replaceChildren(...(sec.phase === "failed" ? [el("li", { class: "muted" }, `Could not load: ${sec.error && sec.error.message}`)]
+      $(id).replaceChildren(...(sec.phase === "failed"
+        ? [el("li", {}, problem(`${id}-problem`, `Could not load: ${sec.error && sec.error.message}`, "dashboard", "reloadSection", false, { section: name }))]
         : sec.items.length === 0 ? [el("li", { class: "muted" }, sec.phase === "loading" ? "Loading…" : "None yet.")]
         : sec.items.map(row)));
     };
     section("recent-orders", s.recentOrders, (o) => el("li", { dataset: { orderId: o.id } },
-      el("span", { class: "name" }, `${o.id} · ${o.itemCount} item(s)`), el("span", { class: "price" }, o.total)));
+      el("span", { class: "name" }, `${o.id} · ${o.itemCount} item(s)`), el("span", { class: "price" }, o.total)), "recentOrders");
     section("featured", s.featured, (p) => el("li", {},
       el("span", { class: "name", title: p.name }, p.name), el("span", { class: "price" }, p.price),
-      el("button", { type: "button", onclick: () => openProduct(p.id) }, "Details")));
-    section("categories", s.categories, (c) => el("li", {}, el("span", { class: "name" }, c.name), el("span", { class: "muted" }, String(c.productCount))));
+      el("button", { type: "button", onclick: () => openProduct(p.id) }, "Details")), "featured");
+    section("categories", s.categories, (c) => el("li", {}, el("span", { class: "name" }, c.name), el("span", { class: "muted" }, String(c.productCount))), "categories");
   },
 };
 

@@ -1,6 +1,7 @@
 """Fixtures: a bridge on a free port with a fresh database, and headless Chromium (Debian's)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -43,11 +44,12 @@ class RunningBridge:
         return children_of(self.process.pid)
 
 
-@pytest.fixture
-def bridge(tmp_path):
+@contextlib.contextmanager
+def running_bridge(folder: Path, *options: str):
+    """A bridge on a free port with a fresh database in `folder`; `options` go to bridge.py (`--faults`)."""
     process = subprocess.Popen(
-        [sys.executable, str(WEB / "bridge.py"), "--port", "0", "--database", str(tmp_path / "shop.sqlite")],
-        stdout=subprocess.PIPE, stderr=open(tmp_path / "bridge.log", "w"), text=True)
+        [sys.executable, str(WEB / "bridge.py"), "--port", "0", "--database", str(folder / "shop.sqlite"), *options],
+        stdout=subprocess.PIPE, stderr=open(folder / "bridge.log", "w"), text=True)
     try:
         line = process.stdout.readline()
         assert line.startswith("Storefront web bridge: http://127.0.0.1:"), f"unexpected first line {line!r}"
@@ -62,6 +64,19 @@ def bridge(tmp_path):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture
+def bridge(tmp_path):
+    with running_bridge(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def faulty_bridge(tmp_path, request):
+    """A bridge whose servers inject faults: parametrize it (indirect) with the `--faults` spec."""
+    with running_bridge(tmp_path, "--faults", request.param) as running:
+        yield running
 
 
 @pytest.fixture

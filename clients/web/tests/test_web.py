@@ -97,6 +97,9 @@ async def handshake(url: str, origin: str | None):
 
 def test_websocket_needs_token_and_own_origin(bridge):
     assert asyncio.run(handshake(bridge.ws_url, bridge.base)) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    # That socket's server is stopped and reaped after the socket closed, not before: wait for it, so that
+    # the check below sees only what the refused upgrades did.
+    wait_until(lambda: not bridge.servers(), what="the accepted socket's server to be reaped")
     for url, origin in [(bridge.ws_url.replace(bridge.token, "wrong"), bridge.base),
                         (bridge.ws_url.split("?")[0], bridge.base),
                         (bridge.ws_url, "http://evil.example"),
@@ -229,3 +232,132 @@ def test_killing_the_bridge_leaves_no_server(bridge):
             return True
 
     wait_until(gone, what="the server to exit after the bridge was killed")
+
+
+# -------------------------------------------------------------------- failures shown, and their retries
+
+def loaded_page(driver, bridge):
+    driver.get(bridge.url)
+    until(driver, lambda d: text(d, "#status").startswith("connected"), "the connection")
+
+
+def version(driver, type_: str) -> int:
+    return driver.execute_script("return byType[arguments[0]].version", type_)
+
+
+def phase(driver, type_: str) -> str:
+    return driver.execute_script("return byType[arguments[0]].state.phase", type_)
+
+
+def test_a_missing_product_offers_a_retry_that_fails_again(bridge, browser):
+    loaded_page(browser, bridge)
+    browser.execute_script("openProduct('p-9999')")
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-problem button.retry"), "the retry button")
+    assert "Could not load: Product p-9999 does not exist." in text(browser, "#detail-problem")
+    before = version(browser, "productDetail")
+    browser.find_element(By.CSS_SELECTOR, "#detail-problem button.retry").click()
+    # The retry reloads (loading, then failed again): a later version, failed, and the retry offered again.
+    until(browser, lambda d: version(d, "productDetail") > before and phase(d, "productDetail") == "failed"
+          and d.find_elements(By.CSS_SELECTOR, "#detail-problem button.retry"), "the retry's answer")
+    assert "Product p-9999 does not exist." in text(browser, "#detail-problem")
+
+
+@pytest.mark.parametrize("faulty_bridge", ["favorites:failure-rate=1"], indirect=True)
+def test_a_favourites_outage_shows_the_product_with_its_favourite_unknown(faulty_bridge, browser):
+    loaded_page(browser, faulty_bridge)
+    browser.execute_script("openProduct('p-0003')")
+    until(browser, lambda d: text(d, "#detail-name") == "Smart Linen Keyboard", "the product")
+    favourite = browser.find_element(By.ID, "favorite")
+    assert favourite.text == "Favourite unknown" and not favourite.is_enabled()
+    assert "The favorites service is unavailable" in text(browser, "#detail-problem")
+    assert text(browser, "#detail-in-cart") == "None in your cart yet"
+
+    # Units already in the cart: added from the product, they are counted, and the maximum shrinks.
+    browser.find_element(By.ID, "qty-plus").click()
+    until(browser, lambda d: text(d, "#detail-quantity") == "2", "the quantity")
+    browser.find_element(By.ID, "add-to-cart").click()
+    until(browser, lambda d: text(d, "#detail-in-cart") == "2 in your cart", "the units in the cart")
+    assert browser.execute_script("return byType.productDetail.state.maxQuantity") == 3
+    # The add's success clears `error`, but the favourite is still unknown: the page still says so, with the retry.
+    assert "favourite is unknown" in text(browser, "#detail-problem")
+    OUT.mkdir(exist_ok=True)
+    browser.find_element(By.ID, "detail").screenshot(str(OUT / "product-panel.png"))
+
+    before = version(browser, "productDetail")
+    browser.find_element(By.CSS_SELECTOR, "#detail-problem button.retry").click()
+    until(browser, lambda d: version(d, "productDetail") > before and phase(d, "productDetail") == "loaded"
+          and d.find_elements(By.CSS_SELECTOR, "#detail-problem"), "the retry's answer")
+    assert browser.find_element(By.ID, "favorite").text == "Favourite unknown"
+    assert not browser.find_element(By.ID, "favorite").is_enabled()
+
+
+@pytest.mark.parametrize("faulty_bridge", ["cart:failure-rate=1"], indirect=True)
+def test_a_failed_cart_offers_a_retry_and_claims_no_total(faulty_bridge, browser):
+    loaded_page(browser, faulty_bridge)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#cart-problem button.retry"), "the cart's retry")
+    assert "Could not load the cart: The cart service is unavailable" in text(browser, "#cart-problem")
+    assert text(browser, "#cart-total") == "–" and not browser.find_element(By.ID, "checkout").is_enabled()
+    before = version(browser, "cart")
+    browser.find_element(By.CSS_SELECTOR, "#cart-problem button.retry").click()
+    until(browser, lambda d: version(d, "cart") > before and phase(d, "cart") == "failed"
+          and d.find_elements(By.CSS_SELECTOR, "#cart-problem button.retry"), "the retry's answer")
+
+
+@pytest.mark.parametrize("faulty_bridge", ["orders:failure-rate=1"], indirect=True)
+def test_a_failed_dashboard_section_offers_its_reload(faulty_bridge, browser):
+    loaded_page(browser, faulty_bridge)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#recent-orders-problem button.retry"), "the section's retry")
+    assert "The orders service is unavailable" in text(browser, "#recent-orders-problem")
+    assert "None yet." not in text(browser, "#recent-orders")
+    before = version(browser, "dashboard")
+    browser.find_element(By.CSS_SELECTOR, "#recent-orders-problem button.retry").click()
+    until(browser, lambda d: version(d, "dashboard") > before
+          and browser.execute_script("return byType.dashboard.state.recentOrders.phase") == "failed"
+          and d.find_elements(By.CSS_SELECTOR, "#recent-orders-problem button.retry"), "the reload's answer")
+
+
+def test_a_deleted_product_leaves_a_dismissible_notice_in_the_cart(bridge, browser):
+    loaded_page(browser, bridge)
+    browser.find_element(By.ID, "search").send_keys("kettle")
+    until(browser, lambda d: text(d, "#catalog-summary") == "4 of 4 products for “kettle”", "the search results")
+    browser.find_element(By.CSS_SELECTOR, "li[data-product-id='p-0112'] button.add").click()
+    until(browser, lambda d: text(d, "#cart-total") == "23.79", "the product in the cart")
+
+    # The page has no delete control: the catalog's actions are sent as a catalog screen would.
+    browser.execute_script("return act('catalog', 'toggleSelection', {productId: 'p-0112'})"
+                           ".then(() => act('catalog', 'deleteSelected'))")
+    until(browser, lambda d: "Everyday Steel Kettle was removed from your cart" in text(d, "#cart-notices"), "the notice")
+    assert "The cart is empty." in text(browser, "#cart-lines") and text(browser, "#cart-total") == "0.00"
+    assert browser.find_elements(By.CSS_SELECTOR, "#cart-notices li[data-product-id='p-0112']")
+    OUT.mkdir(exist_ok=True)
+    browser.find_element(By.ID, "cart").screenshot(str(OUT / "cart-notice.png"))
+    browser.find_element(By.ID, "dismiss-notices").click()
+    until(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#cart-notices .notice"), "the notice dismissed")
+    assert browser.execute_script("return byType.cart.state.notices") == []
+
+
+CATALOG_PAGE = {"phase": "loaded", "error": None, "query": "", "category": None, "sort": "name", "products": [],
+                "totalCount": 240, "hasMore": True, "selection": [], "loadMorePhase": "idle", "loadMoreError": None}
+
+
+def test_load_more_appends_a_page_and_shows_its_own_phase(bridge, browser):
+    loaded_page(browser, bridge)
+    until(browser, lambda d: text(d, "#catalog-summary") == "20 of 240 products", "the first page")
+    browser.find_element(By.ID, "load-more").click()
+    until(browser, lambda d: text(d, "#catalog-summary") == "40 of 240 products", "the second page")
+    assert browser.find_element(By.ID, "load-more").text == "Load more"
+
+    # A page failing is not something the server can be made to do on cue (a catalog fault fails the first
+    # load too), so the states the server documents are rendered directly.
+    def render(**changes) -> tuple[str, bool, str]:
+        browser.execute_script("renderers.catalog(arguments[0])", {**CATALOG_PAGE, **changes})
+        button = browser.find_element(By.ID, "load-more")
+        shown = browser.find_element(By.ID, "load-more-error")
+        return button.text, button.is_enabled(), shown.text if shown.is_displayed() else ""
+
+    assert render(loadMorePhase="loading") == ("Loading more…", False, "")
+    assert render(loadMorePhase="failed", loadMoreError={"message": "The catalog service is unavailable.", "retryable": True}) \
+        == ("Retry loading more", True, "Could not load more: The catalog service is unavailable.")
+    assert render(loadMorePhase="failed", hasMore=False,
+                  loadMoreError={"message": "x", "retryable": True})[:2] == ("Retry loading more", True)
+    assert render() == ("Load more", True, "")

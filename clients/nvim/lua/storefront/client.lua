@@ -138,6 +138,7 @@ end
 -- Starts again from viewModel/get after a gap or a patch that did not apply.
 function Client:_resync(vm, why)
   vm.resyncing = true
+  vm.resyncs = (vm.resyncs or 0) + 1
   self:request('viewModel/get', { viewModel = vm.handle }, function(err, result)
     vm.resyncing = false
     if err then

@@ -76,6 +76,7 @@ local function buffer_for(type_name)
   vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
   vim.api.nvim_buf_set_option(buf, 'swapfile', false)
   vim.api.nvim_buf_set_option(buf, 'filetype', 'storefront')
+  map(buf, 'R', function() M.refresh() end, 'load again (the retry after a failure)')
   if type_name == 'catalog' then
     map(buf, '<CR>', function() M.open_product() end, 'open the product under the cursor')
     map(buf, 'a', function() M.add_to_cart() end, 'add the product under the cursor to the cart')
@@ -88,7 +89,7 @@ local function buffer_for(type_name)
     map(buf, 'a', function() M.add_to_cart() end, 'add to cart')
     map(buf, '+', function() M.action('productDetail', 'incrementQuantity') end, 'one more')
     map(buf, '-', function() M.action('productDetail', 'decrementQuantity') end, 'one less')
-    map(buf, 'f', function() M.action('productDetail', 'toggleFavorite') end, 'favourite')
+    map(buf, 'f', function() M.toggle_favorite() end, 'favourite')
   elseif type_name == 'cart' then
     map(buf, 'x', function()
       local id = M.product_id_at_cursor()
@@ -97,6 +98,7 @@ local function buffer_for(type_name)
       end
     end, 'remove the line')
     map(buf, 'C', function() M.checkout() end, 'checkout')
+    map(buf, 'd', function() M.dismiss_notices() end, 'dismiss the notices')
   end
   view.buf = buf
   return buf
@@ -121,7 +123,7 @@ local function report_failures(vm)
     if phase == 'failed' and seen[key] ~= 'failed' then
       local err = key == 'checkoutPhase' and state.checkoutError or state.error
       local message = type(err) == 'table' and err.message or 'failed'
-      notify_error(vm.type .. ': ' .. tostring(message))
+      notify_error(vm.type .. ': ' .. tostring(message) .. (key == 'phase' and ' (R to retry)' or ''))
     end
     seen[key] = phase
     vm.seen = seen
@@ -290,10 +292,60 @@ function M.dashboard()
   end)
 end
 
+--- The action that loads each type again: the retry after a failed load.
+local reload_action = {
+  catalog = 'refresh',
+  productDetail = 'refresh',
+  productForm = 'refresh',
+  cart = 'refresh',
+  dashboard = 'reload',
+}
+
+--- Loads the current buffer's ViewModel again (`type_name` overrides the buffer): a retry.
+function M.refresh(type_name)
+  type_name = (type_name ~= nil and type_name ~= '') and type_name
+    or vim.api.nvim_buf_get_name(0):match('storefront://(%w+)$')
+  local action = reload_action[type_name or '']
+  if not action then
+    return notify_error('nothing to refresh here: use it in a storefront buffer, or :StorefrontRefresh {type}')
+  end
+  M.action(type_name, action)
+end
+
+--- Toggles the open product's favourite mark, unless the state says it cannot change (its mark unknown).
+function M.toggle_favorite()
+  local state = M.state('productDetail')
+  if state and state.canToggleFavorite == false then
+    local err = type(state.error) == 'table' and state.error.message
+    return notify_error('the favourite cannot change now' .. (err and (': ' .. tostring(err)) or ''))
+  end
+  M.action('productDetail', 'toggleFavorite')
+end
+
+--- Forgets the cart's notices (lines that went because their product was deleted).
+function M.dismiss_notices()
+  with_vm('cart', nil, function()
+    M.action('cart', 'dismissNotices')
+  end)
+end
+
 --- The state of the open ViewModel of `type_name` (tests, scripting).
 function M.state(type_name)
   local view = views[type_name]
   return view and view.vm and view.vm.state
+end
+
+--- How many times the open ViewModel of `type_name` started again from viewModel/get (a gap, or a patch
+--- that did not apply).
+function M.resyncs(type_name)
+  local view = views[type_name]
+  return view and view.vm and view.vm.resyncs or 0
+end
+
+--- The version of the open ViewModel of `type_name` (tests, scripting).
+function M.version(type_name)
+  local view = views[type_name]
+  return view and view.vm and view.vm.version
 end
 
 --- The server's process id, when the Neovim version exposes it.

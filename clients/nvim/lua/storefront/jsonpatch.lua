@@ -143,8 +143,15 @@ local function remove(doc, pointer)
   return doc, value
 end
 
---- Structural equality of decoded JSON values (for the `test` op).
+--- Structural equality of decoded JSON values (for the `test` op). An absent object member equals null
+--- (vim.NIL), since the decoder drops null members.
 function M.equal(a, b)
+  if a == nil then
+    a = vim.NIL
+  end
+  if b == nil then
+    b = vim.NIL
+  end
   if type(a) ~= type(b) then
     return false
   end
@@ -159,13 +166,27 @@ function M.equal(a, b)
       return false
     end
   end
-  for k in pairs(b) do
-    if a[k] == nil then
+  for k, v in pairs(b) do
+    if a[k] == nil and v ~= vim.NIL then
       return false
     end
   end
   return true
 end
+
+--- A deep copy of decoded JSON. Not vim.deepcopy: before Neovim 0.8 it refuses userdata, and JSON null is
+--- vim.NIL (userdata) wherever the decoder keeps it (array elements, values this applier stores).
+local function copy(value)
+  if type(value) ~= 'table' then
+    return value
+  end
+  local result = {}
+  for k, v in pairs(value) do
+    result[k] = copy(v)
+  end
+  return setmetatable(result, getmetatable(value)) -- keeps vim.empty_dict()'s mark
+end
+M.copy = copy
 
 local function apply_op(doc, op)
   local kind = op.op
@@ -174,7 +195,7 @@ local function apply_op(doc, op)
     value = vim.NIL -- a null the decoder dropped
   end
   if kind == 'add' then
-    return add(doc, op.path, vim.deepcopy(value))
+    return add(doc, op.path, copy(value))
   elseif kind == 'remove' then
     return remove(doc, op.path)
   elseif kind == 'replace' then
@@ -183,9 +204,9 @@ local function apply_op(doc, op)
       return nil, err
     end
     if place.root then
-      return vim.deepcopy(value)
+      return copy(value)
     end
-    place.parent[place.key] = vim.deepcopy(value)
+    place.parent[place.key] = copy(value)
     return doc
   elseif kind == 'move' then
     if op.path ~= op.from and op.path:sub(1, #op.from + 1) == op.from .. '/' then
@@ -208,7 +229,7 @@ local function apply_op(doc, op)
     if copied == nil then
       copied = vim.NIL
     end
-    return add(doc, op.path, vim.deepcopy(copied))
+    return add(doc, op.path, copy(copied))
   elseif kind == 'test' then
     local actual, err = get(doc, op.path)
     if actual == nil and err then
@@ -228,7 +249,7 @@ end
 --- Applies `patch` (a list of operations) to a copy of `doc`. Returns the new document, or nil and
 --- a message when an operation fails (the original is untouched).
 function M.apply(doc, patch)
-  local result = vim.deepcopy(doc)
+  local result = copy(doc)
   for i, op in ipairs(patch) do
     local new, err = apply_op(result, op)
     if new == nil and err then

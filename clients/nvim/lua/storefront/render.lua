@@ -13,10 +13,18 @@ local function text(value, fallback)
   return fallback or '-'
 end
 
-local function error_lines(lines, err, label)
+local function error_lines(lines, err, label, retry)
   if present(err) and type(err) == 'table' then
-    lines[#lines + 1] = string.format('! %s%s%s', label or '', text(err.message), err.retryable and ' (retryable)' or '')
+    lines[#lines + 1] = string.format('! %s%s%s%s', label or '', text(err.message), err.retryable and ' (retryable)' or '',
+      retry and ('   ' .. retry) or '')
   end
+end
+
+--- The state's error, with the key that retries when its load failed or trying again may help.
+local function problem_lines(lines, state, retry)
+  local err = state.error
+  local offer = state.phase == 'failed' or (type(err) == 'table' and err.retryable)
+  error_lines(lines, err, nil, offer and retry or nil)
 end
 
 --- A catalog row; the product id comes first so `<CR>` can read it back.
@@ -29,10 +37,17 @@ function M.catalog(state)
   local lines = {
     string.format('Catalog  [%s]  search: %q  category: %s  sort: %s', text(state.phase), text(state.query, ''),
       text(state.category, 'all'), text(state.sort)),
-    string.format('%d of %d products%s   <CR> open  a add to cart  / search', #(state.products or {}),
-      state.totalCount or 0, state.hasMore and ' (more: L)' or ''),
+    string.format('%d of %d products%s   <CR> open  a add to cart  / search  R refresh', #(state.products or {}),
+      state.totalCount or 0, (state.hasMore and state.loadMorePhase == 'idle') and ' (more: L)' or ''),
   }
-  error_lines(lines, state.error)
+  problem_lines(lines, state, 'R retry')
+  -- Appending a page has its own phase: a failed page leaves the list loaded, and L (loadMore) retries.
+  if state.loadMorePhase == 'loading' then
+    lines[#lines + 1] = 'Loading more...'
+  elseif state.loadMorePhase == 'failed' then
+    local err = present(state.loadMoreError) and state.loadMoreError or { message = 'the next page failed to load' }
+    error_lines(lines, err, 'more: ', 'L retry')
+  end
   lines[#lines + 1] = ''
   for _, product in ipairs(state.products or {}) do
     lines[#lines + 1] = M.product_row(product)
@@ -41,8 +56,8 @@ function M.catalog(state)
 end
 
 function M.productDetail(state)
-  local lines = { string.format('Product  [%s]   a add to cart  + / - quantity  f favourite', text(state.phase)) }
-  error_lines(lines, state.error)
+  local lines = { string.format('Product  [%s]   a add to cart  + / - quantity  f favourite  R refresh', text(state.phase)) }
+  problem_lines(lines, state, 'R retry')
   local product = state.product
   if present(product) then
     vim.list_extend(lines, {
@@ -57,7 +72,15 @@ function M.productDetail(state)
     end
     lines[#lines + 1] = ''
     lines[#lines + 1] = string.format('Quantity: %s of %s   Total: %s%s%s', text(state.quantity), text(state.maxQuantity),
-      text(state.totalPrice), state.isFavorite and '   * favourite' or '', state.isOutOfStock and '   (out of stock)' or '')
+      text(state.totalPrice), state.isFavorite == true and '   * favourite' or '', state.isOutOfStock and '   (out of stock)' or '')
+    -- inCart: units already in the cart (maxQuantity is what may still be added); null when unknown.
+    lines[#lines + 1] = 'In your cart: ' .. text(state.inCart, 'unknown')
+    if not present(state.isFavorite) then
+      -- A later success (an add) clears error while the mark stays unknown: offer the retry here too.
+      lines[#lines + 1] = 'Favourite: unknown (cannot change now)' .. (present(state.error) and '' or '   R retry')
+    elseif state.canToggleFavorite == false then
+      lines[#lines + 1] = 'Favourite: cannot change now'
+    end
     if state.isAddingToCart then
       lines[#lines + 1] = 'Adding to cart...'
     elseif state.didAddToCart then
@@ -68,10 +91,19 @@ function M.productDetail(state)
 end
 
 function M.cart(state)
-  local lines = { string.format('Cart  [%s]   x remove line  C checkout', text(state.phase)) }
-  error_lines(lines, state.error)
+  local lines = { string.format('Cart  [%s]   x remove line  C checkout  R refresh', text(state.phase)) }
+  problem_lines(lines, state, 'R retry')
   error_lines(lines, state.checkoutError, 'checkout: ')
+  -- Lines that went without the user removing them (a deleted product), until the next change.
+  for _, notice in ipairs(present(state.notices) and state.notices or {}) do
+    lines[#lines + 1] = 'Notice: ' .. text(notice.message) .. '   d dismiss'
+  end
   lines[#lines + 1] = ''
+  if state.phase == 'failed' and #(state.lines or {}) == 0 then
+    -- A cart that failed to load holds no lines and zero totals: that says nothing about the real cart.
+    lines[#lines + 1] = "(the cart's lines are unknown)"
+    return lines
+  end
   if #(state.lines or {}) == 0 then
     lines[#lines + 1] = '(empty)'
   end
@@ -100,7 +132,7 @@ local function section(lines, title, sec, row)
     return
   end
   lines[#lines + 1] = string.format('%s [%s]', title, text(sec.phase))
-  error_lines(lines, sec.error, '  ')
+  error_lines(lines, sec.error, '  ', sec.phase == 'failed' and 'R reload' or nil)
   for _, item in ipairs(sec.items or {}) do
     lines[#lines + 1] = '  ' .. row(item)
   end
@@ -108,7 +140,7 @@ local function section(lines, title, sec, row)
 end
 
 function M.dashboard(state)
-  local lines = { 'Dashboard', '' }
+  local lines = { 'Dashboard   R reload', '' }
   section(lines, 'Featured', state.featured, M.product_row)
   section(lines, 'Categories', state.categories, function(c)
     return string.format('%-24s %d', c.name, c.productCount or 0)

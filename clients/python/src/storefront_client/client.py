@@ -272,11 +272,16 @@ class Client:
 
     # -- actions: one typed call each ------------------------------------------------------------
 
+    # Replaceable intents (catalog search/setCategory/setSort/refresh/loadMore, the refresh of a product,
+    # form or cart, dashboard reload/reloadSection) answer `{version, superseded: True}` when a newer one
+    # replaced them: a normal result, not an error (the state shows the newer one's outcome).
+
     async def catalog_refresh(self, catalog: Mirror) -> dict:
+        """Reloads the first page (the retry after a failed load)."""
         return await catalog.action("refresh")
 
     async def catalog_search(self, catalog: Mirror, query: str) -> dict:
-        """Debounced 300 ms; a superseded search answers `{version, superseded: True}`."""
+        """Sets the query at once (`phase` is `loading`) and searches after 300 ms of quiet."""
         return await catalog.action("search", query=query)
 
     async def catalog_set_category(self, catalog: Mirror, category: str | None) -> dict:
@@ -286,6 +291,8 @@ class Client:
         return await catalog.action("setSort", sort=sort)
 
     async def catalog_load_more(self, catalog: Mirror) -> dict:
+        """Appends the next page. A failure shows in `loadMorePhase` (`"failed"`) and `loadMoreError`,
+        the list staying `loaded`; calling again retries."""
         return await catalog.action("loadMore")
 
     async def catalog_toggle_selection(self, catalog: Mirror, product_id: str) -> dict:
@@ -300,7 +307,13 @@ class Client:
     async def catalog_delete_selected(self, catalog: Mirror) -> dict:
         return await catalog.action("deleteSelected")
 
+    async def product_refresh(self, detail: Mirror) -> dict:
+        """Loads the product, its favourite mark and the cart's units again (the retry after a failure)."""
+        return await detail.action("refresh")
+
     async def product_toggle_favorite(self, detail: Mirror) -> dict:
+        """Refused (`loadFailed`, `details.content == "favorites"`) while `isFavorite` is unknown
+        (`None`, `canToggleFavorite` false)."""
         return await detail.action("toggleFavorite")
 
     async def product_increment_quantity(self, detail: Mirror) -> dict:
@@ -316,10 +329,16 @@ class Client:
         return await form.action("setField", field=field, value=value)
 
     async def form_submit(self, form: Mirror) -> dict:
+        """Refused `validationFailed` (every field error then shows in `state["errors"]`),
+        `alreadySubmitting`, or `alreadySubmitted` after a success until a field changes or a reset."""
         return await form.action("submit")
 
     async def form_reset(self, form: Mirror) -> dict:
         return await form.action("reset")
+
+    async def form_refresh(self, form: Mirror) -> dict:
+        """Loads the categories again (the retry after a failed load)."""
+        return await form.action("refresh")
 
     async def cart_add(self, cart: Mirror, product_id: str, quantity: int = 1) -> dict:
         return await cart.action("add", productId=product_id, quantity=quantity)
@@ -335,8 +354,17 @@ class Client:
         return await cart.action("clear")
 
     async def cart_checkout(self, cart: Mirror) -> dict:
-        """Returns `{version, orderId}` on success."""
+        """Returns `{version, orderId}` on success. `checkoutPhase` and `lastOrder` stay until the cart
+        changes again (then `"idle"` and `None`)."""
         return await cart.action("checkout")
+
+    async def cart_refresh(self, cart: Mirror) -> dict:
+        """Loads the cart again (the retry after a failed load)."""
+        return await cart.action("refresh")
+
+    async def cart_dismiss_notices(self, cart: Mirror) -> dict:
+        """Forgets `state["notices"]`: the lines that went because their product was deleted."""
+        return await cart.action("dismissNotices")
 
     async def dashboard_reload(self, dashboard: Mirror) -> dict:
         return await dashboard.action("reload")

@@ -32,8 +32,21 @@ class StorefrontError(Exception):
 
     @property
     def reason(self) -> str | None:
-        """`data.reason` of a refused (-32001) or failed (-32003) action, such as `"outOfStock"`."""
+        """`data.reason` of a refused (-32001) or failed (-32003) action, such as `"outOfStock"`,
+        `"loadFailed"` or `"alreadySubmitted"`: passed through as the server sends it (an open set)."""
         return self.data.get("reason") if isinstance(self.data, dict) else None
+
+    @property
+    def details(self) -> dict:
+        """`data.details` of a refused or failed action (e.g. `{"content": "favorites"}` for `loadFailed`,
+        `{"productId": ...}` for `alreadySubmitted`); `{}` when there are none."""
+        details = self.data.get("details") if isinstance(self.data, dict) else None
+        return details if isinstance(details, dict) else {}
+
+    @property
+    def retryable(self) -> bool:
+        """`data.retryable`: whether trying again (for `loadFailed`, the ViewModel's refresh) may help."""
+        return bool(self.data.get("retryable")) if isinstance(self.data, dict) else False
 
     @property
     def parameter(self) -> str | None:
