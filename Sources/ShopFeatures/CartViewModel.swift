@@ -30,8 +30,8 @@ public final class CartViewModel {
     @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private var loadTask: Task<Bool, Never>?
-    @ObservationIgnored private var checkoutTask: Task<ShopError?, Never>?
-    @ObservationIgnored private var changeTasks: [Int: Task<ShopError?, Never>] = [:]
+    @ObservationIgnored private var checkoutTask: Task<(any Error)?, Never>?
+    @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
     @ObservationIgnored private var nextChangeId = 0
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
@@ -141,7 +141,7 @@ public final class CartViewModel {
         guard !cart.isEmpty else { throw ShopError.emptyCart }
         let previousPhase = checkoutPhase
         checkoutPhase = .submitting
-        let task = Task { [weak self, cartService, orders] () -> ShopError? in
+        let task = Task { [weak self, cartService, orders] () -> (any Error)? in
             do {
                 let order = try await orders.placeOrder()
                 guard let self else { return nil }
@@ -157,6 +157,7 @@ public final class CartViewModel {
                 switch Failure(error) {
                 case .cancelled:
                     self?.checkoutPhase = previousPhase
+                    return CancellationError()
                 case .refused(let error):
                     self?.checkoutPhase = previousPhase
                     return error
@@ -179,14 +180,14 @@ public final class CartViewModel {
     private func change(_ operation: @escaping @Sendable (any CartService) async throws -> Cart) async throws {
         nextChangeId += 1
         let id = nextChangeId
-        let task = Task { [weak self, cartService] () -> ShopError? in
+        let task = Task { [weak self, cartService] () -> (any Error)? in
             do {
                 let cart = try await operation(cartService)
                 self?.apply(cart)
                 self?.actionError = nil
                 self?.notices = []
             } catch {
-                return Failure.refusal(error) { self?.actionError = $0 }
+                return Failure.thrown(error) { self?.actionError = $0 }
             }
             return nil
         }

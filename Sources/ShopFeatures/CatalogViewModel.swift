@@ -45,7 +45,7 @@ public final class CatalogViewModel {
     @ObservationIgnored private var listTask: Task<Bool, Never>?
     @ObservationIgnored private var listGeneration = 0
     @ObservationIgnored private var loadMoreTask: Task<Bool, Never>?
-    @ObservationIgnored private var deleteTask: Task<ShopError?, Never>?
+    @ObservationIgnored private var deleteTask: Task<(any Error)?, Never>?
     @ObservationIgnored private var loadMoreGeneration = 0
     /// Whether a list load (or a search waiting for quiet) is running.
     @ObservationIgnored private var isListLoadRunning = false
@@ -211,15 +211,16 @@ public final class CatalogViewModel {
         guard !selection.isEmpty else { throw ShopError.nothingSelected }
         guard deleteTask == nil else { throw ShopError.alreadySubmitting }
         let ids = selection.sorted()
-        let task = Task { [weak self, catalog] () -> ShopError? in
+        let task = Task { [weak self, catalog] () -> (any Error)? in
             do {
                 try await catalog.delete(ids: ids)
-                guard let self, !Task.isCancelled else { return nil }
+                // Deleted: the action succeeded, even if its caller was cancelled meanwhile.
+                guard let self else { return nil }
                 self.selection.subtract(ids)
                 self.actionError = nil
                 _ = await self.startList(debounced: false, showsLoading: false).value
             } catch {
-                return Failure.refusal(error) { self?.actionError = $0 }
+                return Failure.thrown(error) { self?.actionError = $0 }
             }
             return nil
         }

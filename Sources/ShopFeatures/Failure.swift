@@ -22,11 +22,12 @@ enum Failure {
         }
     }
 
-    /// What an action's task hands back to its caller: the refusal to rethrow, or nil. An operational
-    /// failure goes to `show` (into the state) instead; a cancellation is neither.
-    static func refusal(_ error: any Error, showing show: (ErrorInfo) -> Void) -> ShopError? {
+    /// What an action's task hands back to its caller: the error to rethrow, or nil. A refusal is
+    /// rethrown; a cancellation is rethrown as `CancellationError` (the action did not happen, so it must
+    /// not answer success); an operational failure goes to `show` (into the state) instead.
+    static func thrown(_ error: any Error, showing show: (ErrorInfo) -> Void) -> (any Error)? {
         switch Failure(error) {
-        case .cancelled: return nil
+        case .cancelled: return CancellationError()
         case .refused(let error): return error
         case .operational(let info):
             show(info)

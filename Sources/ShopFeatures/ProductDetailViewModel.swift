@@ -29,6 +29,9 @@ public final class ProductDetailViewModel {
     public private(set) var isSavingFavorite = false
     /// The last failed action, while the content stays loaded.
     public private(set) var actionError: ErrorInfo?
+    /// Why part of the page is unknown (the favourite mark or the cart's units could not be loaded); shown
+    /// in `error` when nothing else is, until that part is known again.
+    public private(set) var partError: ErrorInfo?
 
     @ObservationIgnored private let catalog: any CatalogService
     @ObservationIgnored private let favorites: any FavoritesService
@@ -42,8 +45,8 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
     /// Why the last load failed, to refuse actions with what is true (gone, or failed and retryable).
     @ObservationIgnored private var loadFailure: ShopError?
-    @ObservationIgnored private var favoriteTask: Task<ShopError?, Never>?
-    @ObservationIgnored private var addTask: Task<ShopError?, Never>?
+    @ObservationIgnored private var favoriteTask: Task<(any Error)?, Never>?
+    @ObservationIgnored private var addTask: Task<(any Error)?, Never>?
     @ObservationIgnored private var addedFlagTask: Task<Void, Never>?
     @ObservationIgnored private let tasks = TaskBag()
 
@@ -97,7 +100,7 @@ public final class ProductDetailViewModel {
     /// The whole state as one value.
     public var state: ProductDetailState {
         ProductDetailState(
-            phase: phase.name, error: phase.error ?? actionError, product: product.map(ProductInfo.init),
+            phase: phase.name, error: phase.error ?? actionError ?? partError, product: product.map(ProductInfo.init),
             isFavorite: isFavorite, canToggleFavorite: canToggleFavorite, inCart: inCart, quantity: quantity,
             maxQuantity: maxQuantity, totalPrice: totalPrice, canAddToCart: canAddToCart, isOutOfStock: isOutOfStock,
             isAddingToCart: isAddingToCart, didAddToCart: didAddToCart)
@@ -172,13 +175,15 @@ public final class ProductDetailViewModel {
         }
         let target = !previous
         isFavorite = target
-        let task = Task { [weak self, favorites, productId] () -> ShopError? in
+        let task = Task { [weak self, favorites, productId] () -> (any Error)? in
             do {
                 try await favorites.setFavorite(productId: productId, isFavorite: target)
                 self?.actionError = nil
             } catch {
                 switch Failure(error) {
-                case .cancelled: break
+                case .cancelled:
+                    self?.isFavorite = previous
+                    return CancellationError()
                 case .refused(let error):
                     self?.isFavorite = previous
                     return error
@@ -208,7 +213,7 @@ public final class ProductDetailViewModel {
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
         addedFlagTask?.cancel()
         addToCartPhase = .submitting
-        let task = Task { [weak self, cart, productId, quantity] () -> ShopError? in
+        let task = Task { [weak self, cart, productId, quantity] () -> (any Error)? in
             do {
                 let updated = try await cart.add(productId: productId, quantity: quantity)
                 guard let self else { return nil }
@@ -217,7 +222,7 @@ public final class ProductDetailViewModel {
                 self.showAddedFlag()
             } catch {
                 self?.addToCartPhase = .idle
-                return Failure.refusal(error) { self?.actionError = $0 }
+                return Failure.thrown(error) { self?.actionError = $0 }
             }
             return nil
         }
@@ -262,15 +267,21 @@ public final class ProductDetailViewModel {
                 guard let self, !Task.isCancelled else { return false }
                 self.loadFailure = nil
                 self.actionError = nil
+                self.partError = nil
+                // The product shows even when its favourite mark or the cart cannot be loaded: those parts
+                // are unknown (null), the favourite toggle is unavailable, and `error` says why.
                 switch isFavorite {
-                case .success(let value):
-                    self.isFavorite = value
+                case .success(let value): self.isFavorite = value
                 case .failure(let error):
-                    // The product shows without its favourite mark: unknown, and its toggle unavailable.
                     self.isFavorite = nil
-                    if let info = Failure.loadError(error) { self.actionError = info }
+                    self.partError = Failure.loadError(error)
                 }
-                if case .success(let cart) = cart { self.inCart = cart.line(for: productId)?.quantity ?? 0 } else { self.inCart = nil }
+                switch cart {
+                case .success(let cart): self.inCart = cart.line(for: productId)?.quantity ?? 0
+                case .failure(let error):
+                    self.inCart = nil
+                    self.partError = self.partError ?? Failure.loadError(error)
+                }
                 self.show(loaded)
                 self.phase = .loaded
                 shown = true
@@ -293,6 +304,7 @@ public final class ProductDetailViewModel {
 
     private func showCart(_ cart: Cart) {
         inCart = cart.line(for: productId)?.quantity ?? 0
+        if isFavorite != nil { partError = nil }
         clampQuantity()
     }
 
@@ -317,12 +329,16 @@ public final class ProductDetailViewModel {
         switch event {
         case .favoriteChanged(let id, let value) where id == productId:
             isFavorite = value
+            if inCart != nil { partError = nil }
         case .cartChanged(let cart):
             showCart(cart)
         case .productsDeleted(let ids) where ids.contains(productId):
             loadTask?.cancel()
             loadGeneration += 1
             product = nil
+            isFavorite = nil
+            inCart = nil
+            partError = nil
             loadFailure = .productGone(productId)
             phase = .failed(message: "This product is no longer available.", retryable: false)
         case .orderPlaced(let order) where phase == .loaded && order.lines.contains { $0.productId == productId }:

@@ -23,7 +23,7 @@ public final class ProductFormViewModel {
     @ObservationIgnored private var loadGeneration = 0
     /// The phase the running load replaced, shown again if that load is abandoned.
     @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
-    @ObservationIgnored private var submitTask: Task<ShopError?, Never>?
+    @ObservationIgnored private var submitTask: Task<(any Error)?, Never>?
 
     /// Creates the ViewModel; categories load on ``appear()``.
     public init(catalog: any CatalogService) {
@@ -144,6 +144,9 @@ public final class ProductFormViewModel {
     public func submit() async throws {
         guard submitTask == nil else { throw ShopError.alreadySubmitting }
         if submitPhase == .succeeded, let createdProductId { throw ShopError.alreadySubmitted(productId: createdProductId) }
+        if case .failed(let message, let retryable) = phase {
+            throw ShopError.loadFailed("categories", message: "The categories could not be loaded: \(message)", retryable: retryable)
+        }
         let errors = fieldErrors
         guard errors.isEmpty, let price = Money(decimalString: fields.price.trimmingCharacters(in: .whitespaces)) else {
             touched = Set(ProductFormField.allCases)
@@ -154,7 +157,7 @@ public final class ProductFormViewModel {
             price: price, categoryId: fields.category)
         let previousPhase = submitPhase
         submitPhase = .submitting
-        let task = Task { [weak self, catalog] () -> ShopError? in
+        let task = Task { [weak self, catalog] () -> (any Error)? in
             do {
                 let product = try await catalog.create(newProduct)
                 self?.createdProductId = product.id
@@ -163,6 +166,7 @@ public final class ProductFormViewModel {
                 switch Failure(error) {
                 case .cancelled:
                     self?.submitPhase = previousPhase
+                    return CancellationError()
                 case .refused(let error):
                     self?.submitPhase = previousPhase
                     return error

@@ -8,6 +8,8 @@ enum StorageError {
     static func map(_ error: any Error) -> any Error {
         if let error = error as? ShopError { return error }
         guard let error = error as? DatabaseError else { return error }
+        // An access interrupted because its task was cancelled stored nothing: a cancellation, not a failure.
+        if error.resultCode == .SQLITE_INTERRUPT { return CancellationError() }
         let busy = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
         return ShopError(
             reason: ShopError.Reason.storageFailed,

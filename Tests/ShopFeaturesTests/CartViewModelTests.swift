@@ -221,4 +221,40 @@ import Testing
         viewModel.dismissNotices()
         #expect(viewModel.state.notices.isEmpty)
     }
+
+    @Test func aChangeCancelledBeforeItIsStoredThrowsCancellationAndChangesNothing() async throws {
+        let shown = priced([Fixture.line(book, quantity: 1)], revision: 1)
+        let viewModel = await appeared(with: shown)
+        let gate = Gate()
+        cart.add.handle { _ in
+            await gate.wait()
+            throw CancellationError()  // as a service cancelled before its write does
+        }
+        let add = Task { try await viewModel.add(productId: spade.id, quantity: 1) }
+        await settle { gate.waiting == 1 }
+        add.cancel()
+        gate.open()
+        await #expect(throws: CancellationError.self) { try await add.value }
+        #expect(viewModel.state == state(shown))
+
+        orders.placeOrder.handle { _ in throw CancellationError() }
+        await #expect(throws: CancellationError.self) { try await viewModel.checkout() }
+        #expect(viewModel.state == state(shown))
+    }
+
+    @Test func aChangeStoredBeforeItsCallerWasCancelledSucceeds() async throws {
+        let viewModel = await appeared(with: priced([], revision: 1))
+        let gate = Gate()
+        let added = priced([Fixture.line(book, quantity: 1)], revision: 2)
+        cart.add.handle { _ in
+            await gate.wait()
+            return added  // the write committed; cancellation came too late to stop it
+        }
+        let add = Task { try await viewModel.add(productId: book.id, quantity: 1) }
+        await settle { gate.waiting == 1 }
+        add.cancel()
+        gate.open()
+        try await add.value
+        #expect(viewModel.state == state(added))
+    }
 }

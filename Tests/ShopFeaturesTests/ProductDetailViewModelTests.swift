@@ -199,10 +199,31 @@ import Testing
         #expect(toggle?.details["content"] == "favorites")
         #expect(favorites.setFavorite.calls.isEmpty)
         try viewModel.incrementQuantity()  // the rest of the page works
+        // A successful add does not hide why the favourite mark is unknown.
+        cart.add.returns(.empty)
+        try await viewModel.addToCart()
+        #expect(viewModel.state.error == expected.error)
+        #expect(viewModel.state.isFavorite == nil)
 
         favorites.isFavorite.returns(true)
         #expect(await viewModel.refresh() == .completed)
-        #expect(viewModel.state == loaded(quantity: 2, isFavorite: true))
+        var known = loaded(quantity: 2, isFavorite: true)
+        known.didAddToCart = true
+        #expect(viewModel.state == known)
+    }
+
+    @Test func aCartOutageShowsTheProductWithItsUnitsInTheCartUnknownAndSaysWhy() async {
+        catalog.product.returns(product)
+        favorites.isFavorite.returns(false)
+        cart.cart.fails(ShopError.serviceUnavailable("cart"))
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        #expect(viewModel.state.inCart == nil)
+        #expect(viewModel.state.error == ErrorInfo(message: ShopError.serviceUnavailable("cart").message, retryable: true))
+        // The cart changes elsewhere: its units are known again, and so is the reason gone.
+        events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 5)))
+        #expect(viewModel.state == loaded())
     }
 
     @Test func actionsOnAFailedPageSayWhatIsTrue() async throws {

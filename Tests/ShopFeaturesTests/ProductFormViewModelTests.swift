@@ -197,5 +197,9 @@ import Testing
         try fill(viewModel)
         #expect(viewModel.state.phase == .failed)
         #expect(viewModel.state.errors == ["category": "Categories could not be loaded; refresh to try again."])
+        let submit = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(submit?.reason == "loadFailed")
+        #expect(submit?.details["content"] == "categories")
+        #expect(submit?.isRetryable == true)
     }
 }
