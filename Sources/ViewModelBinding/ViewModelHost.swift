@@ -103,7 +103,7 @@ public final class ViewModelHost {
         }
     }
 
-    private static let invalidParamsError: JSONValue = ["code": -32602, "message": "Invalid params"]
+    private static let invalidParamsError: JSONValue = ["code": RPCErrorCode.invalidParams.jsonValue, "message": "Invalid params"]
 
     private func registerAction(_ action: ActionDefinition, of definition: ViewModelDefinition) {
         connection.register(
@@ -111,8 +111,8 @@ public final class ViewModelHost {
                 name: "\(definition.type)/\(action.name)", summary: action.summary,
                 params: [param("viewModel", ["type": "string"])] + action.params,
                 result: ["name": "ActionResult", "schema": ["$ref": "#/components/schemas/ActionResult"]],
-                errors: [Self.invalidParamsError, ["code": .integer(Int64(ShopErrorCodes.refused)), "message": "Action refused"],
-                         ["code": .integer(Int64(ShopErrorCodes.failed)), "message": "Action failed"]]),
+                errors: [Self.invalidParamsError, ["code": RPCErrorCode.actionRefused.jsonValue, "message": "Action refused"],
+                         ["code": RPCErrorCode.actionFailed.jsonValue, "message": "Action failed"]]),
             handler: .task { [unowned self] request in
                 let entry = try self.entry(for: request, type: definition.type)
                 let extras: [String: JSONValue]

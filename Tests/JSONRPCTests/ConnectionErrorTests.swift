@@ -13,7 +13,7 @@ import Testing
     struct Boom: Error {}
 
     struct OutOfStock: RPCErrorConvertible {
-        var rpcError: RPCError { RPCError(code: 4001, message: "Out of stock", data: ["productID": "p1"]) }
+        var rpcError: RPCError { RPCError(code: RPCErrorCode(rawValue: 4001), message: "Out of stock", data: ["productID": "p1"]) }
     }
 
     @Test func answersUnparsableJSONWithAParseErrorAndANullID() async throws {
