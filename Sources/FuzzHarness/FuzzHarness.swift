@@ -1,6 +1,7 @@
 import CMainQueue
 import JSON
 import JSONRPC
+import JSONRPCTransport
 import Logging
 import Shop
 import ShopStore

@@ -1,5 +1,6 @@
 import CMainQueue
 import JSON
+import JSONRPC
 import Logging
 
 #if canImport(Glibc)
