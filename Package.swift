@@ -3,8 +3,8 @@ import PackageDescription
 
 /// Storefront: a headless app server that runs a shop's ViewModels and speaks JSON-RPC 2.0 on stdio.
 ///
-/// Layers point one way: the executable -> StorefrontServer -> ViewModelBinding -> JSONRPC -> JSON -> CJansson, and
-/// ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
+/// Layers point one way: the executable -> StorefrontServer -> ViewModelBinding -> JSONRPC -> JSON -> CJansson,
+/// the executable -> JSONRPCTransport -> JSONRPC, and ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
 let package = Package(
     name: "Storefront",
     platforms: [.macOS(.v15)],
@@ -26,7 +26,7 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
-        // The main dispatch queue as a pollable descriptor, for the stdio event loop.
+        // The main dispatch queue as a pollable descriptor, for the stdio transport's poll() loop.
         .target(name: "CMainQueue"),
         // prctl, which Swift's Glibc module does not import.
         .target(name: "CProcessControl"),
@@ -36,10 +36,14 @@ let package = Package(
         .target(name: "JSONSchema", dependencies: ["JSON"]),
         // RFC 6902 JSON Patch and RFC 6901 JSON Pointer over JSON values.
         .target(name: "JSONPatch", dependencies: ["JSON"]),
-        // JSON-RPC 2.0: framing, messages, errors, dispatch, cancellation, stdio transport.
+        // JSON-RPC 2.0 messages, errors, dispatch, batches and cancellation; the outbox of framed output.
+        // No I/O: the transport hands it message bodies and writes what its outbox holds.
+        .target(name: "JSONRPC", dependencies: ["JSON", .product(name: "Logging", package: "swift-log")]),
+        // JSON-RPC over a byte stream: the frame decoder, the stdio transport's state machine and its
+        // poll() driver.
         .target(
-            name: "JSONRPC",
-            dependencies: ["JSON", "CMainQueue", .product(name: "Logging", package: "swift-log")]
+            name: "JSONRPCTransport",
+            dependencies: ["JSONRPC", "JSON", "CMainQueue", .product(name: "Logging", package: "swift-log")]
         ),
         // The shop's models, service interfaces and change feed. No I/O.
         // Services run on their caller's executor (the main actor) up to their database call, instead of
@@ -73,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "StorefrontCLI",
             dependencies: [
-                "StorefrontServer", "ViewModelBinding", "JSONRPC", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
+                "StorefrontServer", "ViewModelBinding", "JSONRPC", "JSONRPCTransport", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,7 +92,7 @@ let package = Package(
         .target(
             name: "FuzzHarness",
             dependencies: [
-                "StorefrontServer", "JSONRPC", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue",
+                "StorefrontServer", "JSONRPC", "JSONRPCTransport", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
@@ -99,6 +103,10 @@ let package = Package(
         .testTarget(
             name: "JSONRPCTests",
             dependencies: ["JSONRPC", "JSON", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "JSONRPCTransportTests",
+            dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop"]),
         .testTarget(

@@ -2,6 +2,7 @@ import CMainQueue
 import Clocks
 import JSON
 import JSONRPC
+import JSONRPCTransport
 import Logging
 import Shop
 import ShopStore
@@ -15,10 +16,13 @@ import Glibc
 /// checks what it wrote.
 ///
 /// Each ``run(_:)`` builds a fresh server with `ServerAssembly` (the composition root of `serve`) over a
-/// new in-memory store (a copy of one seeded store), cuts the input into reads (``ChunkPlan``), and for each read does what
-/// `StdioTransport` does: decode frames in auto mode, hand each to the connection, run the main queue so
-/// that started tasks reach their first suspension, and write out (here: collect) the output; after
-/// some reads the client waits until everything has finished. Reading stops after `exit`. Then it lets everything finish: every request, every ViewModel task, every store
+/// new in-memory store (a copy of one seeded store), cuts the input into reads (``ChunkPlan``), and
+/// serves them through the transport's own state machine (`StdioTransportMachine`, in ``FuzzSession``),
+/// which decodes frames in auto mode, dispatches them under its flow control, runs the main queue so that
+/// started tasks reach their first suspension, and writes out (here: collects) the output. After some
+/// reads the client waits until everything has finished; while the server does not read (flow control,
+/// or after `exit`) the client waits too. After the last read the input ends, as the client closes it.
+/// Then it lets everything finish: every request, every ViewModel task, every store
 /// call (the clock is an ``ImmediateClock``, so debounces and timers end at once). It asks
 /// `viewModel/get` of every open ViewModel, closes them, and checks:
 ///
@@ -37,7 +41,7 @@ import Glibc
 @MainActor
 public struct FuzzHarness {
     /// Limits, set low so that fuzzed inputs of a few kilobytes reach the size, batch and open-ViewModel
-    /// limits.
+    /// limits and the transport's flow control.
     public struct Configuration: Sendable {
         /// `--max-message-bytes`.
         public var maxMessageBytes = 2_048
@@ -45,6 +49,12 @@ public struct FuzzHarness {
         public var maxBatchLength = 64
         /// The most ViewModels open at once.
         public var maxOpenViewModels = 8
+        /// The transport stops reading while this many bytes of output wait to be written. The client
+        /// reads every write at once, so only the answers to one read count: a read of many
+        /// `viewModel/get` reaches it.
+        public var maxPendingOutputBytes = 16 * 1024
+        /// The transport stops reading while this many requests are in flight.
+        public var maxInFlightRequests = 8
         /// Seconds without any progress after which work still under way counts as hung.
         public var hangSeconds: Int32 = 30
         /// Main-queue drains after which work still under way counts as never settling.
@@ -90,7 +100,7 @@ public struct FuzzHarness {
         }
 
         // Everything the server made is gone now, unless something still holds it.
-        if !settle(counter: counter, connection: nil) {
+        if !settle(counter: counter, session: nil) {
             checker.fail("work still under way after the server was dropped")
         }
         if events.subscriberCount != 0 {
@@ -126,53 +136,46 @@ public struct FuzzHarness {
         survivors.watch(host, as: "the ViewModel host")
         connection.maxBatchLength = configuration.maxBatchLength
         host.maxOpenViewModels = configuration.maxOpenViewModels
-        var output: [UInt8] = []
+        var transport = StdioTransportMachine.Configuration()
+        transport.maxMessageBytes = configuration.maxMessageBytes
+        transport.maxPendingOutputBytes = configuration.maxPendingOutputBytes
+        transport.maxInFlightRequests = configuration.maxInFlightRequests
+        let session = FuzzSession(connection: connection, configuration: transport, maxBatchLength: configuration.maxBatchLength)
 
-        var expected = ExpectedAnswers(maxBatchLength: configuration.maxBatchLength)
-        var decoder = FrameDecoder(choice: .auto, maxMessageBytes: configuration.maxMessageBytes)
         for (chunk, waits) in zip(plan.chunks(of: input), plan.waits) {
-            // As StdioTransport.readInput: everything one read brings is dispatched in one turn.
-            decoder.append(chunk)
-            while let event = decoder.next() {
-                if let framing = decoder.framing { connection.outbox.framing = framing }
-                report.framesDispatched += 1
-                switch event {
-                case .message(let body):
-                    expected.noteMessage(body)
-                    connection.receive(body)
-                case .error(let error):
-                    expected.noteFramingError()
-                    connection.receive(framingError: error)
-                }
+            // A server that has stopped reading reads on once the client has waited for it (unless `exit`
+            // closed its input).
+            if !session.readsInput, !settle(counter: counter, session: session) {
+                checker.fail(hung(counter, connection))
+                break
             }
-            cmq_drain_main_queue()
-            write(connection.outbox, to: &output)
-            if waits, !settle(counter: counter, connection: connection, output: &output) {
-                checker.fail("still under way after \(configuration.hangSeconds) s without progress or \(configuration.maxDrains) turns: \(connection.inFlightCount) requests, \(counter.outstanding) service calls")
+            guard session.readsInput else { break }
+            session.receive(chunk)
+            if waits, !settle(counter: counter, session: session) {
+                checker.fail(hung(counter, connection))
                 break
             }
             for handle in host.openHandles {
                 survivors.watch(host.openModel(handle), as: "\(handle) (\(host.openModel(handle).map { type(of: $0) }.map(String.init(describing:)) ?? "?"))")
             }
-            if connection.exitCode != nil {
-                report.exited = true
-                break
-            }
         }
-        if !settle(counter: counter, connection: connection, output: &output) {
-            checker.fail("still under way after \(configuration.hangSeconds) s without progress or \(configuration.maxDrains) turns: \(connection.inFlightCount) requests, \(counter.outstanding) service calls")
+        // The client closes its input, once the server reads it again.
+        if !session.readsInput { _ = settle(counter: counter, session: session) }
+        if session.readsInput { session.endInput() }
+        if !settle(counter: counter, session: session) {
+            checker.fail(hung(counter, connection))
         }
+        report.exited = connection.exitCode != nil
+        report.framesDispatched = session.framesDispatched
+        report.readsHeldBack = session.readsHeldBack
 
         // Every open ViewModel's state, read once nothing runs: it must equal the client's patched copy.
         let finalHandles = connection.phase == .running ? host.openHandles : []
         for handle in finalHandles {
-            let body = Array(#"{"jsonrpc":"2.0","id":"\#(Self.finalGetPrefix)\#(handle)","method":"viewModel/get","params":{"viewModel":"\#(handle)"}}"#.utf8)
-            expected.noteMessage(body[...])
-            connection.receive(body[...])
+            session.send(Array(#"{"jsonrpc":"2.0","id":"\#(Self.finalGetPrefix)\#(handle)","method":"viewModel/get","params":{"viewModel":"\#(handle)"}}"#.utf8)[...])
         }
-        write(connection.outbox, to: &output)
-        report.output = output
-        checker.check(output: output, framing: connection.outbox.framing, expected: expected)
+        report.output = session.output
+        checker.check(output: session.output, framing: connection.outbox.framing, expected: session.expected)
         for handle in finalHandles {
             guard let state = checker.mirrors[handle]?.state else {
                 checker.fail("\(handle) is open but no answer to its open was written")
@@ -188,72 +191,24 @@ public struct FuzzHarness {
         for handle in finalHandles {
             connection.receive(["jsonrpc": "2.0", "id": "fuzz-close", "method": "viewModel/close", "params": ["viewModel": .string(handle)]])
         }
-        var discarded: [UInt8] = []
-        if !settle(counter: counter, connection: connection, output: &discarded) {
+        if !settle(counter: counter, session: session) {
             checker.fail("work still under way after every ViewModel was closed")
         }
         return services.events
     }
 
-    /// The decoder must give the same frames for the input whole and cut into `chunks`.
-    private func checkSplitInvariance(_ input: ArraySlice<UInt8>, chunks: [ArraySlice<UInt8>], checker: inout OutputChecker) {
-        func frames(_ pieces: [ArraySlice<UInt8>]) -> ([FrameDecoder.Event], Framing?) {
-            var decoder = FrameDecoder(choice: .auto, maxMessageBytes: configuration.maxMessageBytes)
-            var events: [FrameDecoder.Event] = []
-            for piece in pieces {
-                decoder.append(piece)
-                while let event = decoder.next() { events.append(event) }
-            }
-            return (events, decoder.framing)
-        }
-        let whole = frames([input])
-        let split = frames(chunks)
-        if whole.0 != split.0 || whole.1 != split.1 {
-            let index = zip(whole.0, split.0).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-                ?? min(whole.0.count, split.0.count)
-            func event(_ events: [FrameDecoder.Event]) -> String {
-                guard index < events.count else { return "nothing" }
-                switch events[index] {
-                case .message(let body): return "message \(OutputChecker.excerpt(body))"
-                case .error(let error): return "error \(error)"
-                }
-            }
-            checker.fail("the decoder's frame \(index) is \(event(split.0)) for the input cut \(chunks.map(\.count)), \(event(whole.0)) for it whole")
-        }
-    }
-
-    /// Paths in a ViewModel state that show a load or a submission under way (`phase: "loading"`,
-    /// `submitPhase: "submitting"`, `isLoadingMore: true`, ...).
-    nonisolated static func workShownInProgress(_ state: JSONValue, path: String = "") -> [String] {
-        switch state {
-        case .object(let members):
-            return members.keys.sorted().flatMap { key -> [String] in
-                let value = members[key]!
-                let here = "\(path)/\(key)"
-                if key.lowercased().hasSuffix("phase"), value == "loading" || value == "submitting" {
-                    return ["\(here) = \(value)"]
-                }
-                if key.hasPrefix("isLoading"), value == true { return ["\(here) = true"] }
-                return workShownInProgress(value, path: here)
-            }
-        case .array(let elements):
-            return elements.indices.flatMap { workShownInProgress(elements[$0], path: "\(path)/\($0)") }
-        default:
-            return []
-        }
-    }
-
-    /// Runs the main queue until nothing is left to do: no request in flight (when `connection` is
-    /// given), no service call under way and no main-queue job. Output is collected into `output` after
-    /// each turn, as the transport writes it. Returns false when work was still under way after
-    /// ``Configuration/hangSeconds`` without any main-queue job, or after ``Configuration/maxDrains``.
-    private func settle(counter: ServiceCallCounter, connection: Connection?, output: inout [UInt8]) -> Bool {
+    /// Runs the main queue until nothing is left to do: no request in flight (when `session` is given),
+    /// no service call under way and no main-queue job. After each turn the session's transport machine
+    /// acts (its wait is over): it writes, and dispatches frames it held back. Returns false when work was
+    /// still under way after ``Configuration/hangSeconds`` without any main-queue job, or after
+    /// ``Configuration/maxDrains``.
+    private func settle(counter: ServiceCallCounter, session: FuzzSession?) -> Bool {
         let descriptor = cmq_main_queue_fd()
         var idleSeconds: Int32 = 0
         for _ in 0..<configuration.maxDrains {
             cmq_drain_main_queue()
-            if let connection { write(connection.outbox, to: &output) }
-            let busy = (connection?.inFlightCount ?? 0) > 0 || counter.outstanding > 0
+            session?.pump()
+            let busy = (session?.connection.inFlightCount ?? 0) > 0 || counter.outstanding > 0
             var pending = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             if poll(&pending, 1, busy ? 1_000 : 0) > 0 {
                 idleSeconds = 0
@@ -266,34 +221,8 @@ public struct FuzzHarness {
         return false
     }
 
-    private func settle(counter: ServiceCallCounter, connection: Connection?) -> Bool {
-        var output: [UInt8] = []
-        return settle(counter: counter, connection: connection, output: &output)
+    /// The violation of work that never finishes.
+    private func hung(_ counter: ServiceCallCounter, _ connection: Connection) -> String {
+        "still under way after \(configuration.hangSeconds) s without progress or \(configuration.maxDrains) turns: \(connection.inFlightCount) requests, \(counter.outstanding) service calls"
     }
-
-    /// Takes the pending output, as the transport's write does, and tells the outbox it was written.
-    private func write(_ outbox: Outbox, to output: inout [UInt8]) {
-        output += outbox.pending
-        outbox.consume(outbox.pending.count)
-        outbox.noteWritten()
-    }
-}
-
-/// Weak references to objects that must be gone at the end of an iteration.
-struct Survivors {
-    private final class Weak {
-        weak var object: AnyObject?
-        init(_ object: AnyObject) { self.object = object }
-    }
-
-    private var watched: [(name: String, reference: Weak)] = []
-
-    /// Watches `object` under `name` (once per object).
-    mutating func watch(_ object: AnyObject?, as name: String) {
-        guard let object, !watched.contains(where: { $0.reference.object === object }) else { return }
-        watched.append((name, Weak(object)))
-    }
-
-    /// The names of the watched objects still alive.
-    var alive: [String] { watched.filter { $0.reference.object != nil }.map(\.name) }
 }

@@ -8,8 +8,11 @@ public struct FuzzReport: Sendable, CustomStringConvertible {
     public var messagesWritten = 0
     /// ViewModels open when the input ended.
     public var viewModelsOpen = 0
-    /// Whether the input ended the session with `exit` before its last byte.
+    /// Whether the client sent `exit` (the server reads no input after it).
     public var exited = false
+    /// Times the server stopped reading input still open (flow control: the harness's client reads all
+    /// output at once, so here it is requests in flight at their limit).
+    public var readsHeldBack = 0
     /// Everything the server wrote in answer to the input (not the harness's own closing requests).
     public var output: [UInt8] = []
 
@@ -19,7 +22,7 @@ public struct FuzzReport: Sendable, CustomStringConvertible {
     /// A summary line, then one line per violation.
     public var description: String {
         let summary = "\(framesDispatched) frames, \(messagesWritten) messages written, \(viewModelsOpen) ViewModels open"
-            + (exited ? ", exited" : "")
+            + (readsHeldBack > 0 ? ", reading held back \(readsHeldBack) times" : "") + (exited ? ", exited" : "")
         return ([summary] + violations.map { "  violation: \($0)" }).joined(separator: "\n")
     }
 }

@@ -1,6 +1,7 @@
 import JSON
 import JSONPatch
 import JSONRPC
+import JSONRPCTransport
 
 /// Reads everything the server wrote in one fuzz iteration and records each way it breaks the protocol:
 /// output that is not framed JSON, messages that are not JSON-RPC 2.0, a request answered twice or never,

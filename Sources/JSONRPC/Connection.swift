@@ -127,14 +127,11 @@ public final class Connection {
         batch.seal()
     }
 
-    /// Answers a framing error (the stream goes on).
-    public func receive(framingError: FramingError) {
+    /// Answers bytes the transport could not take as a message (a framing error) with one error, id
+    /// `null`; the stream goes on. The transport says which error fits (too large, or unparsable).
+    public func receive(framingError: some RPCErrorConvertible) {
         logger.notice("framing error", metadata: ["error": "\(framingError)"])
-        let error: RPCError = switch framingError {
-        case .messageTooLarge: .invalidRequest(framingError.description)
-        case .invalidHeader, .unexpectedBytes, .truncated: .parseError(framingError.description)
-        }
-        outbox.enqueue(error.response(id: nil))
+        outbox.enqueue(framingError.rpcError.response(id: nil))
     }
 
     // MARK: Dispatch

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CProcessControl
 import JSONRPC
+import JSONRPCTransport
 import Logging
 import Shop
 import ShopStore

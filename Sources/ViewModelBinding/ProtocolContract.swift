@@ -131,7 +131,7 @@ public struct ProtocolContract<Environment>: Sendable {
         }))
     }
 
-    static var invalidParamsError: JSONValue { ["code": -32602, "message": "Invalid params"] }
+    static var invalidParamsError: JSONValue { ["code": RPCErrorCode.invalidParams.jsonValue, "message": "Invalid params"] }
 
     // MARK: Schema documents
 

@@ -7,7 +7,7 @@ extension ShopError: RPCErrorConvertible {
     /// `reason`, the `details` and whether retrying may help.
     public var rpcError: RPCError {
         RPCError(
-            code: isRefusal ? ShopErrorCodes.refused : ShopErrorCodes.failed,
+            code: isRefusal ? .actionRefused : .actionFailed,
             message: message,
             data: [
                 "reason": .string(reason),
@@ -15,12 +15,4 @@ extension ShopError: RPCErrorConvertible {
                 "retryable": .bool(isRetryable),
             ])
     }
-}
-
-/// The JSON-RPC error codes of the shop's own errors.
-public enum ShopErrorCodes {
-    /// -32001: the action was refused (invalid form, quantity above stock, ...); state is unchanged.
-    public static let refused = -32001
-    /// -32003: a service or the storage failed; `data.retryable` says whether to try again.
-    public static let failed = -32003
 }

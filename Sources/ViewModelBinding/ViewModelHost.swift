@@ -75,9 +75,9 @@ public final class ViewModelHost<Environment> {
     public func install() throws {
         let components = ProtocolContract<Environment>.componentsPath
         let actionErrors: [JSONValue] = [
-            ["code": .integer(Int64(ShopErrorCodes.refused)), "message": "Action refused",
+            ["code": RPCErrorCode.actionRefused.jsonValue, "message": "Action refused",
              "data": ["$ref": .string(components + "RefusalData")]],
-            ["code": .integer(Int64(ShopErrorCodes.failed)), "message": "Action failed",
+            ["code": RPCErrorCode.actionFailed.jsonValue, "message": "Action failed",
              "data": ["$ref": .string(components + "FailureData")]],
         ]
         var descriptions = Dictionary(

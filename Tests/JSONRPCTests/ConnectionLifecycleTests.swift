@@ -48,7 +48,7 @@ import Testing
         let harness = ConnectionHarness(initialized: false)
         harness.connection.configureInitialize(capabilities: [:]) { params in
             guard params.protocolVersion == "2026-01-01" else {
-                throw RPCError(code: -32602, message: "unsupported protocol version")
+                throw RPCError(code: .invalidParams, message: "unsupported protocol version")
             }
         }
         let badType = await harness.answer(to: #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":5}}"#)

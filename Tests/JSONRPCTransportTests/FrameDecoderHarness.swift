@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// What a decoder gave for some input: its events, with message bodies copied out, and the framing it
 /// settled on.

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 import Testing
 
 /// `FrameDecoder.finish()`, oversized header blocks however they arrive, and limits near `Int.max`.

@@ -1,3 +1,5 @@
+import JSONRPC
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 import Testing
 
 /// The decoder must give the same events however its input is cut into reads.

@@ -1,0 +1,163 @@
+import CMainQueue
+import JSONRPC
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves a ``Connection`` over a pair of file descriptors (stdin and stdout) from one `poll()` loop on
+/// the main thread.
+///
+/// The loop waits on the input, on the output when bytes are pending, and on the main dispatch queue, so
+/// the main actor's tasks run on this same thread between reads: no thread hand-off per request and no
+/// polling with sleeps. Everything one read brings is parsed and dispatched in one main-actor turn, and
+/// the answers go out with one `write`. Input is not read while too much output is pending or too many
+/// requests are in flight, so memory is bounded by that window rather than by how fast the client writes.
+///
+/// The loop only performs what a ``StdioTransportMachine`` decides (which holds every rule above, and is
+/// tested without descriptors or a clock): it reads, writes, polls and reads the clock.
+public final class StdioTransport {
+    /// Tunables: the machine's.
+    public typealias Configuration = StdioTransportMachine.Configuration
+
+    private let input: Int32
+    private let output: Int32
+    private let configuration: Configuration
+    private let logger: Logger
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var outputIsNonBlocking = false
+
+    /// A transport reading `input` and writing `output`.
+    ///
+    /// - Parameters:
+    ///   - input: the descriptor to read requests from (stdin).
+    ///   - output: the descriptor to write answers to (a duplicate of stdout).
+    ///   - configuration: framing, limits and the drain timeout.
+    ///   - logger: the stderr log channel.
+    public init(input: Int32, output: Int32, configuration: Configuration, logger: Logger) {
+        self.input = input
+        self.output = output
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Runs until the client is gone (end of input: exit code 0) or sends `exit` (0 after `shutdown`,
+    /// 1 otherwise). Call on the main thread.
+    ///
+    /// - Parameter connection: the connection to serve.
+    /// - Returns: the exit code.
+    @MainActor
+    public func run(_ connection: Connection) -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        outputIsNonBlocking = makeNonBlockingIfPipe(output)
+        var machine = StdioTransportMachine(configuration: configuration)
+        while true {
+            let status = StdioTransportMachine.Status(of: connection)
+            switch machine.nextAction(status, now: Self.now()) {
+            case .dispatch(let frame, let framing):
+                connection.receive(frame, framing: framing)
+            case .runMainQueue:
+                cmq_drain_main_queue()
+            case .writeOutput:
+                if !write(connection.outbox) { machine.handle(.outputClosed, now: Self.now()) }
+            case .wait(let wait):
+                guard self.wait(wait, machine: &machine) else { return 1 }
+            case .exit(let code, let reason):
+                log(reason, status)
+                return code
+            }
+        }
+    }
+
+    /// Polls as `wait` says, runs the main queue when it has jobs, and reports to `machine` what happened
+    /// to the input. Returns false when `poll` failed.
+    @MainActor
+    private func wait(_ wait: StdioTransportMachine.Wait, machine: inout StdioTransportMachine) -> Bool {
+        // A hang-up is watched with no events: POLLHUP is reported whatever the events.
+        var descriptors = [
+            pollfd(fd: cmq_main_queue_fd(), events: Int16(POLLIN), revents: 0),
+            pollfd(
+                fd: wait.readInput || wait.watchInputHangUp ? input : -1, events: wait.readInput ? Int16(POLLIN) : 0,
+                revents: 0),
+            pollfd(fd: wait.writeOutput && outputIsNonBlocking ? output : -1, events: Int16(POLLOUT), revents: 0),
+        ]
+        let timeout = wait.deadline.map { Self.milliseconds(from: Self.now(), to: $0) } ?? -1
+        if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 {
+            if errno == EINTR { return true }
+            logger.error("poll failed", metadata: ["errno": "\(errno)"])
+            return false
+        }
+        if descriptors[0].revents != 0 {
+            cmq_drain_main_queue()
+        }
+        guard descriptors[1].revents != 0 else { return true }
+        if !wait.readInput {
+            logger.debug("the client closed its input while its output is full")
+            machine.handle(.inputHungUp, now: Self.now())
+            return true
+        }
+        let count = readBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+        if count > 0 {
+            machine.handle(.inputReceived(readBuffer[..<count]), now: Self.now())
+        } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+            logger.debug("end of input")
+            machine.handle(.inputEnded, now: Self.now())
+        }
+        return true
+    }
+
+    /// Writes what the output takes now (all of it when the output is blocking). Returns false when the
+    /// reader is gone.
+    @MainActor
+    private func write(_ outbox: Outbox) -> Bool {
+        while !outbox.pending.isEmpty {
+            let written = outbox.pending.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { return true }
+                return false
+            }
+            outbox.consume(written)
+        }
+        outbox.noteWritten()
+        return true
+    }
+
+    /// Logs why the session ends, unless it ended normally.
+    private func log(_ reason: StdioTransportMachine.ExitReason, _ status: StdioTransportMachine.Status) {
+        let metadata: Logger.Metadata = [
+            "pendingBytes": "\(status.pendingOutputBytes)", "inFlight": "\(status.requestsInFlight)",
+        ]
+        switch reason {
+        case .finished: break
+        case .drainTimedOut: logger.warning("gave up delivering output after the end of input", metadata: metadata)
+        case .clientHungUp: logger.warning("the client closed its input and reads no output; exiting", metadata: metadata)
+        case .outputClosed: logger.info("the client closed its end of the output; exiting")
+        }
+    }
+
+    /// Sets O_NONBLOCK on a pipe or socket (a terminal or file stays blocking). Returns whether it did.
+    private func makeNonBlockingIfPipe(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFIFO || kind == S_IFSOCK else { return false }
+        let flags = fcntl(descriptor, F_GETFL)
+        return flags >= 0 && fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
+    }
+
+    /// The time on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
+    private static func now() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
+    /// The `poll` timeout from `now` to `deadline`: whole milliseconds, rounded up so that the wait does not
+    /// end just before the deadline; 0 once it has passed.
+    private static func milliseconds(from now: Duration, to deadline: Duration) -> Int32 {
+        let remaining = (deadline - now) / .milliseconds(1)
+        return remaining <= 0 ? 0 : Int32(min(remaining.rounded(.up), Double(Int32.max)))
+    }
+}

@@ -1,0 +1,28 @@
+import JSONRPC
+
+extension StdioTransportMachine {
+    /// The connection as the machine sees it: its load and whether it has asked to exit.
+    public struct Status: Equatable, Sendable {
+        /// Bytes in the outbox not yet written.
+        public var pendingOutputBytes: Int
+        /// Requests still running.
+        public var requestsInFlight: Int
+        /// Set once the client has sent `exit` (the code to exit with).
+        public var exitCode: Int32?
+
+        /// A status from its parts.
+        public init(pendingOutputBytes: Int = 0, requestsInFlight: Int = 0, exitCode: Int32? = nil) {
+            self.pendingOutputBytes = pendingOutputBytes
+            self.requestsInFlight = requestsInFlight
+            self.exitCode = exitCode
+        }
+
+        /// The status of `connection` now.
+        @MainActor
+        public init(of connection: Connection) {
+            self.init(
+                pendingOutputBytes: connection.outbox.pending.count, requestsInFlight: connection.inFlightCount,
+                exitCode: connection.exitCode)
+        }
+    }
+}
