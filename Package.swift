@@ -54,6 +54,7 @@ let package = Package(
             name: "ShopStore",
             dependencies: [
                 "Shop", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),

@@ -30,6 +30,7 @@ extension ShopServices {
             cart: CountedCartService(base: cart, counter: counter),
             orders: CountedOrderService(base: orders, counter: counter),
             recommendations: CountedRecommendationService(base: recommendations, counter: counter),
+            idempotency: idempotency,
             events: events)
     }
 }
@@ -100,8 +101,8 @@ struct CountedOrderService: OrderService {
     @MainActor func recentOrders(limit: Int) async throws -> [Order] {
         try await counter.count { try await base.recentOrders(limit: limit) }
     }
-    @MainActor func placeOrder() async throws -> Order {
-        try await counter.count { try await base.placeOrder() }
+    @MainActor func placeOrder(expectedRevision: Int64?) async throws -> Order {
+        try await counter.count { try await base.placeOrder(expectedRevision: expectedRevision) }
     }
 }
 

@@ -7,8 +7,10 @@ public protocol OrderService: Sendable {
     /// Places an order for the whole cart in one transaction: the order is written, stock is
     /// decremented and the cart emptied, or nothing changes. Live implementations publish
     /// ``ShopEvent/cartChanged(_:)`` and then ``ShopEvent/orderPlaced(_:)`` after the commit.
+    /// - Parameter expectedRevision: the cart revision the customer was shown; when the stored cart has
+    ///   another, nothing is placed (`nil` places whatever is stored).
     /// - Returns: The placed order.
-    /// - Throws: ``ShopError`` `emptyCart`, or `productNotFound` / `outOfStock` / `quantityExceedsStock` /
-    ///   `quantityExceedsMaximum` naming the first offending line in `details.productId`.
-    func placeOrder() async throws -> Order
+    /// - Throws: ``ShopError`` `cartChanged`, `emptyCart`, or `productNotFound` / `outOfStock` /
+    ///   `quantityExceedsStock` / `quantityExceedsMaximum` naming the first offending line in `details.productId`.
+    func placeOrder(expectedRevision: Int64?) async throws -> Order
 }

@@ -19,6 +19,9 @@
 ///   the ViewModel's `refresh` may help.
 /// - `notListed`: the product is not in the list the catalog has loaded (`details.productId`).
 /// - `alreadySubmitted`: the same submission already succeeded (`details.productId`); change it or reset first.
+/// - `cartChanged`: checkout of a cart that is no longer the one shown (another session changed it); the
+///   new cart is shown (`details.revision`).
+/// - `idempotencyKeyReused`: an idempotency key already used for a different action or params.
 /// - `nothingSelected`: deleting a selection that is empty.
 /// - `serviceUnavailable`: a service failed; retrying may succeed (`isRetryable` is `true`, `details.service`).
 /// - `storageFailed`: the database failed (`details.code`, the SQLite result code).
@@ -64,6 +67,8 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let loadFailed = "loadFailed"
         public static let notListed = "notListed"
         public static let alreadySubmitted = "alreadySubmitted"
+        public static let cartChanged = "cartChanged"
+        public static let idempotencyKeyReused = "idempotencyKeyReused"
         public static let nothingSelected = "nothingSelected"
         public static let serviceUnavailable = "serviceUnavailable"
         public static let storageFailed = "storageFailed"
@@ -72,7 +77,7 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let refusals = [
             productNotFound, categoryNotFound, invalidQuantity, outOfStock, quantityExceedsStock, quantityExceedsMaximum,
             notInCart, emptyCart, validationFailed, alreadySubmitting, alreadySubmitted, notReady, loadFailed, notListed,
-            nothingSelected,
+            nothingSelected, cartChanged, idempotencyKeyReused,
         ]
         /// Every reason of an operational failure (-32003 on the wire).
         public static let failures = [serviceUnavailable, storageFailed]
@@ -163,6 +168,20 @@ extension ShopError {
         ShopError(reason: Reason.notListed,
                   message: "Product \(productId) is not in the loaded list; only listed products can be selected.",
                   details: ["productId": productId])
+    }
+
+    /// Checkout of a cart other than the one shown: it changed since (`revision` is the stored one).
+    public static func cartChanged(revision: Int64) -> ShopError {
+        ShopError(reason: Reason.cartChanged,
+                  message: "The cart changed since it was shown (another session changed it); check it and try again.",
+                  details: ["revision": String(revision)])
+    }
+
+    /// An idempotency key already used for another action or other params.
+    public static func idempotencyKeyReused(_ key: String) -> ShopError {
+        ShopError(reason: Reason.idempotencyKeyReused,
+                  message: "The idempotency key \"\(key)\" was already used for a different request.",
+                  details: ["idempotencyKey": key])
     }
 
     /// The form's submission already succeeded; submitting it unchanged would create a duplicate.

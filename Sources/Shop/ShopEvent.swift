@@ -10,11 +10,14 @@ public enum ShopEvent: Equatable, Sendable {
     case productsDeleted([String])
     /// A product was marked or unmarked as favourite.
     case favoriteChanged(productId: String, isFavorite: Bool)
+    /// Changes were missed (the change log was pruned past this server's position, or the catalog was
+    /// replaced): everything shown may be stale and is to be loaded again.
+    case resync
 
     /// Whether the set of products or their counts per category changed.
     public var changesCatalog: Bool {
         switch self {
-        case .productCreated, .productsDeleted: true
+        case .productCreated, .productsDeleted, .resync: true
         case .cartChanged, .orderPlaced, .favoriteChanged: false
         }
     }

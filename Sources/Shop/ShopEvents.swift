@@ -19,6 +19,9 @@ public final class ShopEvents {
     public typealias Handler = @MainActor @Sendable (ShopEvent) -> Void
 
     private nonisolated let registry = Registry()
+    /// Work subscribers started because of an event (reloads of what they show), not yet finished.
+    private var trackedWork = 0
+    private var settledWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a feed with no subscribers. Callable from any isolation.
     public nonisolated init() {}
@@ -49,6 +52,37 @@ public final class ShopEvents {
 
     /// The number of current subscribers.
     public var subscriberCount: Int { registry.count }
+
+    // MARK: Work an event causes
+
+    /// Counts `task` as work an event caused (a subscriber reloading what it shows), until it ends.
+    ///
+    /// An action's answer waits for ``settled()``, so everything its stored change causes on every open
+    /// ViewModel, reloads included, is shown before the answer.
+    public func track<Success: Sendable>(_ task: Task<Success, Never>) {
+        trackedWork += 1
+        Task { [weak self] in
+            _ = await task.value
+            self?.finishTracked()
+        }
+    }
+
+    /// Returns once no tracked work remains (at once when none does).
+    public func settled() async {
+        guard trackedWork > 0 else { return }
+        await withCheckedContinuation { settledWaiters.append($0) }
+    }
+
+    /// Whether tracked work is under way (for tests).
+    public var isSettled: Bool { trackedWork == 0 }
+
+    private func finishTracked() {
+        trackedWork -= 1
+        guard trackedWork == 0 else { return }
+        let waiters = settledWaiters
+        settledWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
 }
 
 /// The subscribers, safe to change from any thread (a subscription may be released anywhere).

@@ -10,6 +10,8 @@ public struct ShopServices: Sendable {
     public var orders: any OrderService
     /// Suggestions.
     public var recommendations: any RecommendationService
+    /// Idempotency keys recorded with stored changes.
+    public var idempotency: any IdempotencyService
     /// The change feed the services publish to.
     public var events: ShopEvents
 
@@ -17,13 +19,14 @@ public struct ShopServices: Sendable {
     public init(
         catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
         orders: any OrderService, recommendations: any RecommendationService,
-        events: ShopEvents
+        idempotency: any IdempotencyService, events: ShopEvents
     ) {
         self.catalog = catalog
         self.favorites = favorites
         self.cart = cart
         self.orders = orders
         self.recommendations = recommendations
+        self.idempotency = idempotency
         self.events = events
     }
 }

@@ -141,9 +141,11 @@ public final class CartViewModel {
         guard !cart.isEmpty else { throw ShopError.emptyCart }
         let previousPhase = checkoutPhase
         checkoutPhase = .submitting
+        let shownRevision = cart.revision
         let task = Task { [weak self, cartService, orders] () -> (any Error)? in
             do {
-                let order = try await orders.placeOrder()
+                // The cart the customer was shown, or nothing: another session may have changed it.
+                let order = try await orders.placeOrder(expectedRevision: shownRevision)
                 guard let self else { return nil }
                 if self.cart?.isEmpty == false, !Task.isCancelled {
                     // No feed event emptied the cart (a service without a feed): ask for it.
@@ -160,6 +162,9 @@ public final class CartViewModel {
                     return CancellationError()
                 case .refused(let error):
                     self?.checkoutPhase = previousPhase
+                    if error.reason == ShopError.Reason.cartChanged, let cart = try? await cartService.cart() {
+                        self?.apply(cart)  // show the cart as it is now
+                    }
                     return error
                 case .operational(let info):
                     self?.checkoutPhase = .failed(info)
@@ -255,6 +260,12 @@ public final class CartViewModel {
             for line in lines where deleted.contains(line.productId) && !notices.contains(where: { $0.productId == line.productId }) {
                 notices.append(CartNotice(productDeleted: line))
             }
+        case .resync:
+            // Changes were missed: load the cart as it is (tracked, so an action's answer waits for it).
+            events.track(Task { [weak self, cartService] in
+                guard let cart = try? await cartService.cart(), !Task.isCancelled else { return }
+                self?.apply(cart)
+            })
         case .orderPlaced, .productCreated, .favoriteChanged:
             break
         }

@@ -57,6 +57,9 @@ public final class CatalogViewModel {
     /// load that many, so a list keeps its length when products come and go.
     @ObservationIgnored private var requestedCount = CatalogViewModel.pageSize
     @ObservationIgnored private var knownCategoryIds: Set<String>?
+    /// A stored change arrived while a list load was running that may have read before it: reload once
+    /// that load shows its result.
+    @ObservationIgnored private var isStale = false
     @ObservationIgnored private let tasks = TaskBag()
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
@@ -277,6 +280,10 @@ public final class CatalogViewModel {
                 self.phase = .loaded
                 self.actionError = nil
                 shown = true
+                if self.isStale {
+                    self.isStale = false
+                    self.events.track(self.startList(debounced: false, showsLoading: false))
+                }
                 return true
             } catch {
                 guard let self, !Task.isCancelled, generation == self.listGeneration,
@@ -337,14 +344,25 @@ public final class CatalogViewModel {
         case .orderPlaced(let order):
             let listed = Set(products.map(\.id))
             if order.lines.contains(where: { listed.contains($0.productId) }) { refreshQuietly() }
+        case .resync:
+            knownCategoryIds = nil
+            events.track(tasks.run { [weak self] in await self?.loadCategoryIds() })
+            refreshQuietly()
         case .cartChanged, .favoriteChanged:
             break
         }
     }
 
-    /// Reloads the loaded pages without showing `loading`, unless a list load is already running.
+    /// Reloads the loaded pages without showing `loading`; when a list load is running (which may have
+    /// read before the change), reloads once it shows its result. The work is tracked on the feed, so the
+    /// answer of the action whose change caused it waits for it.
     private func refreshQuietly() {
-        guard phase == .loaded, !isListLoadRunning else { return }
-        startList(debounced: false, showsLoading: false)
+        guard phase == .loaded || isListLoadRunning else { return }
+        if isListLoadRunning {
+            isStale = true
+            if let listTask { events.track(listTask) }
+            return
+        }
+        events.track(startList(debounced: false, showsLoading: false))
     }
 }

@@ -202,8 +202,8 @@ public final class DashboardViewModel {
         case .orderPlaced(let order):
             if recentOrders.phase == .loaded {
                 recentOrders.items = Array(([order] + recentOrders.items.filter { $0.id != order.id }).prefix(Self.recentOrderLimit))
-            } else {
-                startLoad(.recentOrders, showsLoading: true)
+            } else if recentOrders.phase != .idle {
+                events.track(startLoad(.recentOrders, showsLoading: true))
             }
             refreshQuietly(.recommended)
         case .productCreated, .productsDeleted:
@@ -212,17 +212,20 @@ public final class DashboardViewModel {
             refreshQuietly(.recommended)
         case .favoriteChanged:
             refreshQuietly(.recommended)
+        case .resync:
+            for section in DashboardSection.allCases { refreshQuietly(section) }
         case .cartChanged:
             break
         }
     }
 
-    /// Reloads a loaded section without showing `loading`; a section not loaded reloads normally.
+    /// Reloads a loaded section without showing `loading`; a section not loaded reloads normally. The
+    /// load is tracked on the feed, so the answer of the action whose change caused it waits for it.
     private func refreshQuietly(_ section: DashboardSection) {
         switch phase(of: section) {
         case .idle: break
-        case .loaded: startLoad(section, showsLoading: false)
-        case .loading, .failed: startLoad(section, showsLoading: true)
+        case .loaded: events.track(startLoad(section, showsLoading: false))
+        case .loading, .failed: events.track(startLoad(section, showsLoading: true))
         }
     }
 }

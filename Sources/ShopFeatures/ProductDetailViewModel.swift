@@ -342,10 +342,22 @@ public final class ProductDetailViewModel {
             loadFailure = .productGone(productId)
             phase = .failed(message: "This product is no longer available.", retryable: false)
         case .orderPlaced(let order) where phase == .loaded && order.lines.contains { $0.productId == productId }:
-            tasks.run { [weak self, catalog, productId] in
+            // Its stock changed: reload it (tracked, so the answer of the checkout waits for it).
+            events.track(tasks.run { [weak self, catalog, productId] in
                 guard let product = try? await catalog.product(id: productId), !Task.isCancelled else { return }
                 self?.show(product)
-            }
+            })
+        case .resync where phase == .loaded:
+            events.track(tasks.run { [weak self, catalog, favorites, cart, productId] in
+                async let product = try? catalog.product(id: productId)
+                async let favorite = try? favorites.isFavorite(productId: productId)
+                async let cartNow = try? cart.cart()
+                let (loaded, isFavorite, current) = await (product, favorite, cartNow)
+                guard let self, !Task.isCancelled else { return }
+                if let loaded { self.show(loaded) }
+                if let isFavorite { self.isFavorite = isFavorite }
+                if let current { self.showCart(current) }
+            })
         default:
             break
         }

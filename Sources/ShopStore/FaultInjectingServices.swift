@@ -67,8 +67,8 @@ struct FaultInjectingOrderService: OrderService {
     func recentOrders(limit: Int) async throws -> [Order] {
         try await injector.perform(.orders) { try await base.recentOrders(limit: limit) }
     }
-    func placeOrder() async throws -> Order {
-        try await injector.perform(.orders) { try await base.placeOrder() }
+    func placeOrder(expectedRevision: Int64?) async throws -> Order {
+        try await injector.perform(.orders) { try await base.placeOrder(expectedRevision: expectedRevision) }
     }
 }
 

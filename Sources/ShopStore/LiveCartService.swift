@@ -2,11 +2,11 @@ import Foundation
 import GRDB
 import Shop
 
-/// The cart over the shop database. Every change is one transaction that returns the priced cart;
-/// the change publishes on the feed after it commits.
+/// The cart over the shop database. Every change is one transaction that writes a change-log entry and
+/// returns the priced cart; the change is published on the feed after it commits.
 struct LiveCartService: CartService {
     let database: ShopDatabase
-    let events: ShopEvents
+    let feed: ChangeFeed
     let now: @Sendable () -> Date
 
     func cart() async throws -> Cart {
@@ -64,17 +64,22 @@ struct LiveCartService: CartService {
         }
     }
 
-    /// Runs a change atomically (in a savepoint of a group commit), bumps the cart revision, and
-    /// publishes the new cart after the commit.
+    /// Runs a change atomically (in a savepoint of a group commit): bumps the cart revision, writes the
+    /// change-log entry and the task's idempotency key, and publishes the new cart after the commit. A
+    /// retry of a keyed change already stored applies nothing and returns the cart as it is.
     private func change(_ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
-        let cart = try await StorageError.mapping {
-            try await database.commits.write { db in
+        let key = IdempotencyKey.current
+        let now = now()
+        let (cart, seq) = try await StorageError.mapping {
+            try await database.commits.write { db -> (Cart, Int64?) in
+                if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.cart(db), nil) }
                 try body(db)
                 try StoredRows.bumpCartRevision(db)
-                return try StoredRows.cart(db)
+                try IdempotencyRecord.record(db, key, at: now)
+                return (try StoredRows.cart(db), try ChangeLog.append(db, .cart, at: now))
             }
         }
-        await events.publish(.cartChanged(cart))
+        if let seq { await feed.committed(seq, [.cartChanged(cart)]) }
         return cart
     }
 

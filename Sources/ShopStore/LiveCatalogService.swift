@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import Shop
 
-/// The catalog over the shop database. Changes publish on the feed after they commit.
+/// The catalog over the shop database. Changes write change-log entries and publish on the feed after
+/// they commit.
 struct LiveCatalogService: CatalogService {
     let database: ShopDatabase
-    let events: ShopEvents
+    let feed: ChangeFeed
     let now: @Sendable () -> Date
 
     /// The most products one page may hold.
@@ -53,8 +54,13 @@ struct LiveCatalogService: CatalogService {
         let errors = ProductRules.errors(for: newProduct)
         guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
         let createdAt = now()
-        let product = try await StorageError.mapping {
-            try await database.writer.write { db in
+        let key = IdempotencyKey.current
+        let (product, seq) = try await StorageError.mapping {
+            try await database.writer.write { db -> (Product, Int64?) in
+                if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
+                   let id = outcome["productId"], let product = try StoredRows.product(db, id: id) {
+                    return (product, nil)
+                }
                 guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM category WHERE id = ?)",
                                         arguments: [newProduct.categoryId]) == true
                 else { throw ShopError.categoryNotFound(newProduct.categoryId) }
@@ -73,18 +79,22 @@ struct LiveCatalogService: CatalogService {
                         product.categoryId, product.stock, product.maxPerOrder,
                         StoredDate.milliseconds(product.createdAt), product.isFeatured,
                     ])
-                return product
+                try IdempotencyRecord.record(db, key, outcome: ["productId": product.id], at: createdAt)
+                return (product, try ChangeLog.append(db, .productCreated, product.id, at: createdAt))
             }
         }
-        await events.publish(.productCreated(product))
+        if let seq { await feed.committed(seq, [.productCreated(product)]) }
         return product
     }
 
     func delete(ids: [String]) async throws {
         let requested = Array(Set(ids)).sorted()
         guard !requested.isEmpty else { return }
-        let (deleted, cart) = try await StorageError.mapping {
-            try await database.writer.write { db -> ([String], Cart?) in
+        let key = IdempotencyKey.current
+        let now = now()
+        let (deleted, cart, seq) = try await StorageError.mapping {
+            try await database.writer.write { db -> ([String], Cart?, Int64?) in
+                if case .replay = try IdempotencyRecord.check(db, key) { return ([], nil, nil) }
                 var deleted: [String] = []
                 var cartChanged = false
                 for chunk in stride(from: 0, to: requested.count, by: 500).map({ requested[$0..<min($0 + 500, requested.count)] }) {
@@ -96,13 +106,21 @@ struct LiveCatalogService: CatalogService {
                         """, arguments: arguments) == true
                     try db.execute(sql: "DELETE FROM product WHERE id IN (\(placeholders))", arguments: arguments)
                 }
-                guard cartChanged else { return (deleted, nil) }
+                try IdempotencyRecord.record(db, key, at: now)
+                guard !deleted.isEmpty else { return ([], nil, nil) }
+                var seq = try ChangeLog.append(db, .productsDeleted, deleted.sorted().joined(separator: ","), at: now)
+                guard cartChanged else { return (deleted, nil, seq) }
                 try StoredRows.bumpCartRevision(db)
-                return (deleted, try StoredRows.cart(db))
+                seq = try ChangeLog.append(db, .cart, at: now)
+                return (deleted, try StoredRows.cart(db), seq)
             }
         }
-        guard !deleted.isEmpty else { return }
-        await events.publish(.productsDeleted(deleted.sorted()))
-        if let cart { await events.publish(.cartChanged(cart)) }
+        guard let seq else { return }
+        // The deletion's entry, then the cart's when lines went: published in that order.
+        if let cart {
+            await feed.committed(seq, [.cartChanged(cart)], earlier: [seq - 1: [.productsDeleted(deleted.sorted())]])
+        } else {
+            await feed.committed(seq, [.productsDeleted(deleted.sorted())])
+        }
     }
 }

@@ -1,10 +1,13 @@
+import Foundation
 import GRDB
 import Shop
 
-/// Favourite marks over the shop database. Changes publish on the feed after they commit.
+/// Favourite marks over the shop database. Changes write a change-log entry and publish on the feed after
+/// they commit.
 struct LiveFavoritesService: FavoritesService {
     let database: ShopDatabase
-    let events: ShopEvents
+    let feed: ChangeFeed
+    let now: @Sendable () -> Date
 
     func isFavorite(productId: String) async throws -> Bool {
         try await StorageError.mapping {
@@ -16,8 +19,11 @@ struct LiveFavoritesService: FavoritesService {
     }
 
     func setFavorite(productId: String, isFavorite: Bool) async throws {
-        let changed = try await StorageError.mapping {
-            try await database.writer.write { db in
+        let key = IdempotencyKey.current
+        let now = now()
+        let seq = try await StorageError.mapping {
+            try await database.writer.write { db -> Int64? in
+                if case .replay = try IdempotencyRecord.check(db, key) { return nil }
                 if isFavorite {
                     guard try StoredRows.product(db, id: productId) != nil else {
                         throw ShopError.productNotFound(productId)
@@ -26,11 +32,14 @@ struct LiveFavoritesService: FavoritesService {
                 } else {
                     try db.execute(sql: "DELETE FROM favorite WHERE productId = ?", arguments: [productId])
                 }
-                return db.changesCount > 0
+                let changed = db.changesCount > 0
+                try IdempotencyRecord.record(db, key, at: now)
+                guard changed else { return nil }
+                return try ChangeLog.append(db, .favorite, "\(productId):\(isFavorite ? 1 : 0)", at: now)
             }
         }
-        if changed {
-            await events.publish(.favoriteChanged(productId: productId, isFavorite: isFavorite))
+        if let seq {
+            await feed.committed(seq, [.favoriteChanged(productId: productId, isFavorite: isFavorite)])
         }
     }
 }

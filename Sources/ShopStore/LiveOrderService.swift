@@ -3,10 +3,11 @@ import GRDB
 import Shop
 
 /// Orders over the shop database: placing the cart as an order in one transaction, and the orders placed.
-/// Placing publishes the emptied cart and then the order on the feed after the commit.
+/// Placing writes change-log entries for the emptied cart and the order, and publishes both after the
+/// commit.
 struct LiveOrderService: OrderService {
     let database: ShopDatabase
-    let events: ShopEvents
+    let feed: ChangeFeed
     let now: @Sendable () -> Date
 
     func recentOrders(limit: Int) async throws -> [Order] {
@@ -15,11 +16,20 @@ struct LiveOrderService: OrderService {
         }
     }
 
-    func placeOrder() async throws -> Order {
-        let createdAt = StoredDate.date(StoredDate.milliseconds(now()))
-        let (order, cart) = try await StorageError.mapping {
-            try await database.commits.write { db in
+    func placeOrder(expectedRevision: Int64?) async throws -> Order {
+        let key = IdempotencyKey.current
+        let now = now()
+        let createdAt = StoredDate.date(StoredDate.milliseconds(now))
+        let (order, cart, seq) = try await StorageError.mapping {
+            try await database.commits.write { db -> (Order, Cart, Int64?) in
+                if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
+                   let id = outcome["orderId"], let order = try StoredRows.order(db, id: id) {
+                    return (order, try StoredRows.cart(db), nil)
+                }
                 let cart = try StoredRows.cart(db)
+                if let expectedRevision, cart.revision != expectedRevision {
+                    throw ShopError.cartChanged(revision: cart.revision)
+                }
                 guard !cart.isEmpty else { throw ShopError.emptyCart }
                 for line in cart.lines {
                     guard let product = try StoredRows.product(db, id: line.productId) else {
@@ -49,11 +59,13 @@ struct LiveOrderService: OrderService {
                 }
                 try db.execute(sql: "DELETE FROM cart_line")
                 try StoredRows.bumpCartRevision(db)
-                return (order, try StoredRows.cart(db))
+                try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
+                try ChangeLog.append(db, .cart, at: now)
+                return (order, try StoredRows.cart(db), try ChangeLog.append(db, .order, order.id, at: now))
             }
         }
-        await events.publish(.cartChanged(cart))
-        await events.publish(.orderPlaced(order))
+        // One entry for the emptied cart and one for the order; both published, in order, with the last.
+        if let seq { await feed.committed(seq, [.orderPlaced(order)], earlier: [seq - 1: [.cartChanged(cart)]]) }
         return order
     }
 }

@@ -10,6 +10,7 @@ enum ShopSchema {
         migrator.registerMigration("v1-demo-catalog") { db in
             try DemoCatalog.insert(productCount: DemoCatalog.defaultProductCount, into: db)
         }
+        migrator.registerMigration("v2-change-log", migrate: createChangeLog)
         return migrator
     }
 
@@ -73,6 +74,27 @@ enum ShopSchema {
                 PRIMARY KEY (orderId, position)
             );
             CREATE INDEX order_line_by_product ON order_line(productId);
+            """)
+    }
+
+    /// The change log every server follows (see ``ChangeLog``), and the idempotency keys of stored changes
+    /// (see ``IdempotencyRecord``).
+    private static func createChangeLog(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE change_log (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                at INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                subject TEXT NOT NULL
+            );
+            CREATE INDEX change_log_by_time ON change_log(at);
+            CREATE TABLE idempotency_key (
+                key TEXT PRIMARY KEY NOT NULL,
+                fingerprint TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                at INTEGER NOT NULL
+            );
+            CREATE INDEX idempotency_key_by_time ON idempotency_key(at);
             """)
     }
 }

@@ -12,6 +12,9 @@ extension ShopServices {
     ///   - faultSeed: Seeds the choice of failing calls, so a run can be repeated exactly.
     ///   - events: The change feed the services publish to and the ViewModels subscribe to.
     ///   - now: The current date, for order and product creation dates.
+    ///   - followingOtherProcesses: how often to look for changes other processes stored in a database
+    ///     file (nil: never, as for a database only this process uses). The poll stops when the services
+    ///     are released.
     /// - Returns: The services and the feed.
     public static func live(
         database: ShopDatabase,
@@ -19,14 +22,18 @@ extension ShopServices {
         clock: any Clock<Duration> = ContinuousClock(),
         faultSeed: UInt64 = 42,
         events: ShopEvents = ShopEvents(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        followingOtherProcesses interval: Duration? = nil
     ) -> ShopServices {
+        let feed = ChangeFeed(database: database, events: events)
+        if let interval, database.path != ":memory:" { _ = feed.follow(every: interval, clock: clock) }
         let live = ShopServices(
-            catalog: LiveCatalogService(database: database, events: events, now: now),
-            favorites: LiveFavoritesService(database: database, events: events),
-            cart: LiveCartService(database: database, events: events, now: now),
-            orders: LiveOrderService(database: database, events: events, now: now),
+            catalog: LiveCatalogService(database: database, feed: feed, now: now),
+            favorites: LiveFavoritesService(database: database, feed: feed, now: now),
+            cart: LiveCartService(database: database, feed: feed, now: now),
+            orders: LiveOrderService(database: database, feed: feed, now: now),
             recommendations: LiveRecommendationService(database: database),
+            idempotency: LiveIdempotencyService(database: database),
             events: events)
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
     }
@@ -46,6 +53,7 @@ extension FaultPlan {
             cart: FaultInjectingCartService(base: services.cart, injector: injector),
             orders: FaultInjectingOrderService(base: services.orders, injector: injector),
             recommendations: FaultInjectingRecommendationService(base: services.recommendations, injector: injector),
+            idempotency: services.idempotency,
             events: services.events)
     }
 }

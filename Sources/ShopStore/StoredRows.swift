@@ -63,11 +63,21 @@ enum StoredRows {
         return (current ?? 0) + 1
     }
 
+    /// One order with its lines, or `nil`.
+    static func order(_ db: Database, id: String) throws -> Order? {
+        try orders(db, rows: Row.fetchAll(db, sql: """
+            SELECT id, createdAt, subtotal, tax, total FROM customer_order WHERE id = ?
+            """, arguments: [id])).first
+    }
+
     /// Orders with their lines, newest first.
     static func orders(_ db: Database, limit: Int) throws -> [Order] {
-        let orderRows = try Row.fetchAll(db, sql: """
+        try orders(db, rows: Row.fetchAll(db, sql: """
             SELECT id, createdAt, subtotal, tax, total FROM customer_order ORDER BY seq DESC LIMIT ?
-            """, arguments: [limit])
+            """, arguments: [limit]))
+    }
+
+    private static func orders(_ db: Database, rows orderRows: [Row]) throws -> [Order] {
         let lineStatement = try db.cachedStatement(sql: """
             SELECT productId, name, unitPrice, quantity FROM order_line WHERE orderId = ? ORDER BY position
             """)

@@ -66,7 +66,8 @@ struct ServeCommand: ParsableCommand {
 
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
-            let services = ShopServices.live(database: database, faults: plan, clock: clock)
+            let services = ShopServices.live(
+                database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval)
             let assembly = ServerAssembly(services: services, clock: clock, outbox: Outbox(), logger: logger)
             logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(

@@ -44,6 +44,10 @@ public struct ServerAssembly {
         let contract = ProtocolContract.shop
         host = ViewModelHost(connection: connection, contract: contract, environment: environment, logger: logger)
         let host = self.host
+        if let services = environment?.services {
+            host.settle = { await services.events.settled() }
+            host.idempotencyRecord = { key in try await services.idempotency.record(of: key) }
+        }
         Self.contractOrFail { try host.install() }
         connection.configureInitialize(
             capabilities: [

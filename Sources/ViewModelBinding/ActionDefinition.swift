@@ -11,6 +11,8 @@ public struct ActionDefinition: Sendable {
     public let name: String
     /// One line for the OpenRPC document.
     public let summary: String
+    /// Whether the action stores something: it then takes an `idempotencyKey`.
+    public let stores: Bool
     /// Records the params' members.
     let params: @Sendable (SchemaGenerator) throws -> [(name: String, schema: JSONValue, required: Bool)]
     /// Performs the action on a ViewModel of the right type; returns extra result members
@@ -24,11 +26,12 @@ public struct ActionDefinition: Sendable {
     ///   - summary: one line for the OpenRPC document.
     ///   - arguments: the type the params decode into.
     ///   - perform: runs the action and returns extra result members (`[:]` for none).
+    ///   - stores: whether the action stores something (it then takes an `idempotencyKey`).
     public static func action<Model: ScreenViewModel, Arguments: Decodable>(
-        _ name: String, summary: String, on model: Model.Type, arguments: Arguments.Type,
+        _ name: String, summary: String, stores: Bool = false, on model: Model.Type, arguments: Arguments.Type,
         perform: @escaping @MainActor @Sendable (Model, Arguments) async throws -> [String: JSONValue]
     ) -> ActionDefinition {
-        ActionDefinition(name: name, summary: summary, params: { try $0.members(of: Arguments.self) }) { object, request in
+        ActionDefinition(name: name, summary: summary, stores: stores, params: { try $0.members(of: Arguments.self) }) { object, request in
             let arguments = try request.decodeParams(Arguments.self)
             return try await perform(object as! Model, arguments)
         }
@@ -36,10 +39,10 @@ public struct ActionDefinition: Sendable {
 
     /// An action without params beyond `viewModel`.
     public static func action<Model: ScreenViewModel>(
-        _ name: String, summary: String, on model: Model.Type,
+        _ name: String, summary: String, stores: Bool = false, on model: Model.Type,
         perform: @escaping @MainActor @Sendable (Model) async throws -> [String: JSONValue]
     ) -> ActionDefinition {
-        ActionDefinition(name: name, summary: summary, params: { _ in [] }) { object, _ in
+        ActionDefinition(name: name, summary: summary, stores: stores, params: { _ in [] }) { object, _ in
             try await perform(object as! Model)
         }
     }

@@ -109,7 +109,15 @@ public struct ProtocolContract<Environment>: Sendable {
         ]
         for definition in definitions {
             for action in definition.actions {
-                let params = try action.params(generator).map { param($0.name, $0.schema, required: $0.required) }
+                var params = try action.params(generator).map { param($0.name, $0.schema, required: $0.required) }
+                params.append(param(
+                    "expectedVersion", ["type": "integer", "minimum": 1], required: false,
+                    summary: "The ViewModel version the client acted on; a ViewModel that moved on refuses with -32004."))
+                if action.stores {
+                    params.append(param(
+                        "idempotencyKey", ["type": "string", "minLength": 1, "maxLength": 128], required: false,
+                        summary: "A retry with the same key within 24 hours answers the first result instead of applying it again."))
+                }
                 descriptions.append(MethodDescription(
                     name: "\(definition.type)/\(action.name)", summary: action.summary,
                     params: [param("viewModel", ["type": "string"])] + params,

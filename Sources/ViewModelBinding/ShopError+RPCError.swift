@@ -16,3 +16,13 @@ extension ShopError: RPCErrorConvertible {
             ])
     }
 }
+
+extension RPCError {
+    /// -32004: the client acted on version `expected` of a ViewModel that is at `current` now.
+    static func versionConflict(expected: Int, current: Int) -> RPCError {
+        RPCError(
+            code: .versionConflict,
+            message: "Version conflict: the ViewModel is at version \(current), not \(expected); nothing changed",
+            data: ["expectedVersion": .integer(Int64(expected)), "currentVersion": .integer(Int64(current))])
+    }
+}

@@ -3,6 +3,7 @@ import JSONPatch
 import JSONRPC
 import Logging
 import Observation
+import Shop
 import Synchronization
 
 /// Puts ViewModels on the wire: `viewModel/open`, `viewModel/close`, `viewModel/get`, one method per
@@ -22,6 +23,11 @@ public final class ViewModelHost<Environment> {
     /// What the ViewModels are made in (the services); nil for a host that only describes the protocol
     /// (`storefront openrpc`), which refuses to open one.
     public var environment: Environment?
+    /// Waits until the work that stored changes caused elsewhere (reloads of other ViewModels) is done;
+    /// an action answers after it, so its answer comes after every notification its change caused.
+    public var settle: (@MainActor () async -> Void)?
+    /// Looks up an idempotency key recorded with a stored change: its request's fingerprint and outcome.
+    public var idempotencyRecord: (@MainActor (String) async throws -> (fingerprint: String, outcome: [String: String])?)?
 
     private let connection: Connection
     private let logger: Logger
@@ -112,18 +118,55 @@ public final class ViewModelHost<Environment> {
             description,
             handler: .task { [unowned self] request in
                 let entry = try self.entry(for: request, type: definition.type)
+                let control = try request.decodeParams(ActionControl.self)
+                if let expected = control.expectedVersion {
+                    self.flushDirty(force: true)
+                    guard expected == entry.version else { throw RPCError.versionConflict(expected: expected, current: entry.version) }
+                }
+                var key: IdempotencyKey?
+                if action.stores, let text = control.idempotencyKey {
+                    guard (1...IdempotencyKey.maximumLength).contains(text.count) else {
+                        throw RPCError.invalidParams(
+                            parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
+                    }
+                    let fingerprint = Self.fingerprint(method: request.method, params: request.params)
+                    if let record = try await self.idempotencyRecord?(text) {
+                        // Stored already (by this server, another, or before a restart): answer, apply nothing.
+                        guard record.fingerprint == fingerprint else { throw ShopError.idempotencyKeyReused(text) }
+                        await self.settle?()
+                        self.flushDirty(force: true)
+                        var result = record.outcome.mapValues { JSONValue.string($0) }
+                        result["version"] = .integer(Int64(entry.version))
+                        result["replayed"] = true
+                        return .object(result)
+                    }
+                    key = IdempotencyKey(key: text, fingerprint: fingerprint)
+                }
                 let extras: [String: JSONValue]
                 do {
-                    extras = try await action.perform(entry.screen.object, request)
+                    extras = try await IdempotencyKey.$current.withValue(key) {
+                        try await action.perform(entry.screen.object, request)
+                    }
                 } catch {
+                    await self.settle?()
                     self.flushDirty(force: true)
                     throw error
                 }
+                // What the stored change caused on every open ViewModel (reloads included) is shown first.
+                await self.settle?()
                 self.flushDirty(force: true)
                 var result = extras
                 result["version"] = .integer(Int64(entry.version))
                 return .object(result)
             })
+    }
+
+    /// What a keyed request was: its method and params without the ones that do not change its effect,
+    /// as canonical JSON (sorted members).
+    static func fingerprint(method: String, params: JSONValue?) -> String {
+        var members = params?.objectValue ?? [:]
+        for name in ["viewModel", "expectedVersion", "idempotencyKey"] { members[name] = nil }
+        return method + " " + JSONValue.object(members).description
     }
 
     private func open(_ request: Request) throws -> JSONValue {
@@ -252,3 +295,11 @@ private struct OpenParams: Decodable {
 
 /// Params naming an open ViewModel.
 private struct HandleParams: Decodable { var viewModel: String }
+
+/// The params every action takes besides its own.
+private struct ActionControl: Decodable {
+    /// The ViewModel version the client acted on.
+    var expectedVersion: Int?
+    /// A key that makes a retry of a storing action answer the first result instead of applying again.
+    var idempotencyKey: String?
+}

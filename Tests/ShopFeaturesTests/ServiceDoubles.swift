@@ -56,9 +56,9 @@ final class CartServiceDouble: CartService {
 
 final class OrderServiceDouble: OrderService {
     let recentOrders = Endpoint<Int, [Order]>("orders.recentOrders")
-    let placeOrder = Endpoint<Void, Order>("orders.placeOrder")
+    let placeOrder = Endpoint<Int64?, Order>("orders.placeOrder")
     func recentOrders(limit: Int) async throws -> [Order] { try await self.recentOrders.callAsFunction(limit) }
-    func placeOrder() async throws -> Order { try await self.placeOrder.callAsFunction(()) }
+    func placeOrder(expectedRevision: Int64?) async throws -> Order { try await self.placeOrder.callAsFunction(expectedRevision) }
 }
 
 final class RecommendationServiceDouble: RecommendationService {

@@ -86,7 +86,7 @@ import Testing
         try await services.cart.add(productId: two.id, quantity: 3)
         let recorder = EventRecorder(services.events)
 
-        let order = try await services.orders.placeOrder()
+        let order = try await services.orders.placeOrder(expectedRevision: nil)
 
         #expect(order.id == "o-000001")
         #expect(order.createdAt == fixedNow)
@@ -114,7 +114,7 @@ import Testing
         let cartBefore = try await services.cart.cart()
         let recorder = EventRecorder(services.events)
 
-        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder() }
+        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: nil) }
 
         #expect(error?.reason == "quantityExceedsStock")
         #expect(error?.details["productId"] == scarce.id)
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func checkoutOfAnEmptyCartIsRefused() async throws {
-        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder() }
+        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: nil) }
         #expect(error?.reason == "emptyCart")
     }
 

@@ -92,7 +92,7 @@ final class RecordingClock: Clock, @unchecked Sendable {
         let healthy = ShopServices.live(database: database)
         try await healthy.cart.add(productId: "p-0001", quantity: 1)
         let failing = ShopServices.live(database: database, faults: try FaultPlan(parsing: "orders:failure-rate=1"))
-        let error = await #expect(throws: ShopError.self) { try await failing.orders.placeOrder() }
+        let error = await #expect(throws: ShopError.self) { try await failing.orders.placeOrder(expectedRevision: nil) }
         #expect(error?.details["service"] == "orders")
         #expect(try await healthy.orders.recentOrders(limit: 5).isEmpty)
         #expect(try await healthy.cart.cart().itemCount == 1)

@@ -83,7 +83,7 @@ import Testing
         let folder = try TemporaryFolder()
         let first = try ShopDatabase(path: folder.databasePath)
         let migrations = try await first.appliedMigrations()
-        #expect(migrations == ["v1-demo-catalog", "v1-schema"])
+        #expect(migrations == ["v1-demo-catalog", "v1-schema", "v2-change-log"])
         let services = ShopServices.testing(first)
         _ = try await services.catalog.create(
             NewProduct(name: "Extra Product", description: "", price: Money(minorUnits: 100), categoryId: "books"))
@@ -100,7 +100,7 @@ import Testing
         do {
             let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
             try await services.cart.add(productId: "p-0002", quantity: 1)
-            _ = try await services.orders.placeOrder()
+            _ = try await services.orders.placeOrder(expectedRevision: nil)
             try await services.cart.add(productId: "p-0003", quantity: 1)
             try await services.favorites.setFavorite(productId: "p-0004", isFavorite: true)
         }

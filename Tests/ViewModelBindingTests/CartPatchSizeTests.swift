@@ -45,7 +45,7 @@ final class InMemoryCartService: CartService {
 /// An order service nobody may call: the patch-size test places no order.
 struct UnusedOrderService: OrderService {
     func recentOrders(limit: Int) async throws -> [Order] { try unexpected("recentOrders") }
-    func placeOrder() async throws -> Order { try unexpected("placeOrder") }
+    func placeOrder(expectedRevision: Int64?) async throws -> Order { try unexpected("placeOrder") }
 
     private func unexpected<T>(_ name: String) throws -> T {
         Issue.record("unexpected call of orders.\(name)")

@@ -18,21 +18,21 @@ extension ViewModelDefinition<ShopEnvironment> {
             .action("refresh", summary: "Loads the cart again (the retry after a failed load).", on: CartViewModel.self) { model in
                 try await model.refresh().resultMembers()
             },
-            .action("add", summary: "Adds a quantity of a product, merging with its line.",
+            .action("add", summary: "Adds a quantity of a product, merging with its line.", stores: true,
                     on: CartViewModel.self, arguments: LineArguments.self) { model, arguments in
                 try await model.add(productId: arguments.productId, quantity: arguments.quantity)
                 return [:]
             },
-            .action("setQuantity", summary: "Sets a line's quantity (0 removes it); above stock or the maximum is refused.",
+            .action("setQuantity", summary: "Sets a line's quantity (0 removes it); above stock or the maximum is refused.", stores: true,
                     on: CartViewModel.self, arguments: LineArguments.self) { model, arguments in
                 try await model.setQuantity(productId: arguments.productId, quantity: arguments.quantity)
                 return [:]
             },
-            .action("remove", summary: "Removes a line.", on: CartViewModel.self, arguments: ProductArguments.self) { model, arguments in
+            .action("remove", summary: "Removes a line.", stores: true, on: CartViewModel.self, arguments: ProductArguments.self) { model, arguments in
                 try await model.remove(productId: arguments.productId)
                 return [:]
             },
-            .action("clear", summary: "Empties the cart.", on: CartViewModel.self) { model in
+            .action("clear", summary: "Empties the cart.", stores: true, on: CartViewModel.self) { model in
                 try await model.clear()
                 return [:]
             },
@@ -41,7 +41,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 model.dismissNotices()
                 return [:]
             },
-            .action("checkout", summary: "Places the order in one transaction: order written, stock decremented, cart emptied; answers orderId.",
+            .action("checkout", summary: "Places the order in one transaction: order written, stock decremented, cart emptied; answers orderId.", stores: true,
                     on: CartViewModel.self) { model in
                 try await model.checkout()
                 return model.state.lastOrder.map { ["orderId": .string($0.id)] } ?? [:]

@@ -52,7 +52,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 model.clearSelection()
                 return [:]
             },
-            .action("deleteSelected", summary: "Deletes the selected products and reloads.", on: CatalogViewModel.self) { model in
+            .action("deleteSelected", summary: "Deletes the selected products and reloads.", stores: true, on: CatalogViewModel.self) { model in
                 try await model.deleteSelected()
                 return [:]
             },

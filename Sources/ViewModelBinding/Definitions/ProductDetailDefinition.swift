@@ -16,7 +16,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                     on: ProductDetailViewModel.self) { model in
                 try await model.refresh().resultMembers()
             },
-            .action("toggleFavorite", summary: "Marks or unmarks the product as a favourite (optimistic; reverts on failure).",
+            .action("toggleFavorite", summary: "Marks or unmarks the product as a favourite (optimistic; reverts on failure).", stores: true,
                     on: ProductDetailViewModel.self) { model in
                 try await model.toggleFavorite()
                 return [:]
@@ -30,7 +30,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 try model.decrementQuantity()
                 return [:]
             },
-            .action("addToCart", summary: "Adds the chosen quantity to the cart; didAddToCart shows for 2 s.",
+            .action("addToCart", summary: "Adds the chosen quantity to the cart; didAddToCart shows for 2 s.", stores: true,
                     on: ProductDetailViewModel.self) { model in
                 try await model.addToCart()
                 return [:]

@@ -20,7 +20,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 try model.setField(arguments.field, arguments.value)
                 return [:]
             },
-            .action("submit", summary: "Creates the product; refused while invalid (every error then shows), submitting, or already submitted.",
+            .action("submit", summary: "Creates the product; refused while invalid (every error then shows), submitting, or already submitted.", stores: true,
                     on: ProductFormViewModel.self) { model in
                 try await model.submit()
                 return [:]

@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import Logging
+import Shop
+
+/// Follows the change log of one database and publishes every entry on ``ShopEvents``, once, in log order:
+/// this server's commits as soon as they are made (the service that made one awaits its publication, so
+/// its caller's open ViewModels show it before the call returns), other processes' as the poll finds them.
+///
+/// A server starts at the end of the log (what is stored is loaded by the ViewModels anyway). When the
+/// entries after its position were pruned before it read them, it publishes ``ShopEvent/resync``.
+///
+/// Why a poll of the last sequence number: it costs one indexed read per interval, works on every
+/// platform and for every process on the file, and sees only committed data. `PRAGMA data_version` needs
+/// a connection of its own kept for the purpose, and a watch on the WAL file fires on this server's own
+/// writes and on checkpoints, and is Linux-specific; both would still need the same read of the log.
+@MainActor
+final class ChangeFeed {
+    /// How long after a commit elsewhere the poll notices it, at most.
+    nonisolated static let defaultPollInterval = ChangeFeedDefaults.pollInterval
+    /// Entries read per round.
+    nonisolated static let batchSize = 512
+
+    private let database: ShopDatabase
+    private let events: ShopEvents
+    private let logger: Logger
+    /// The last entry published.
+    private(set) var position: Int64
+    /// Events of this server's own entries, published in place of reading them back.
+    private var known: [Int64: [ShopEvent]] = [:]
+    private var isCatchingUp = false
+    private var moreRequested = false
+    private var waiters: [(target: Int64, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// A feed positioned at the end of the log.
+    nonisolated init(database: ShopDatabase, events: ShopEvents, logger: Logger = Logger(label: "storefront.feed")) {
+        self.database = database
+        self.events = events
+        self.logger = logger
+        position = (try? database.writer.read { try ChangeLog.lastSeq($0) }) ?? 0
+    }
+
+    /// Publishes the entries up to `seq` (this server's commit), with `events` for that entry instead of
+    /// reading it back (and `earlier` for other entries of the same transaction); returns once they are
+    /// published.
+    func committed(_ seq: Int64, _ events: [ShopEvent], earlier: [Int64: [ShopEvent]] = [:]) async {
+        known.merge(earlier) { _, new in new }
+        known[seq] = events
+        await catchUp(through: seq)
+    }
+
+    /// Publishes every entry up to `target` (nil: up to the end of the log as it is now).
+    func catchUp(through target: Int64? = nil) async {
+        if let target, position >= target { return }
+        if isCatchingUp {
+            if let target {
+                await withCheckedContinuation { waiters.append((target, $0)) }
+            } else {
+                moreRequested = true
+            }
+            return
+        }
+        isCatchingUp = true
+        var wanted = target ?? .max
+        repeat {
+            moreRequested = false
+            let full = await readAndPublish()
+            if full == nil { break }  // the read failed: the next poll tries again
+            wanted = max(target ?? 0, waiters.map(\.target).max() ?? 0)
+            if full == true || moreRequested { wanted = max(wanted, position + 1) }
+        } while position < wanted && wanted != .max
+        isCatchingUp = false
+        let ready = waiters
+        waiters = []
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Starts polling the log for other processes' commits every `interval` on `clock`; the poll ends
+    /// when the feed is released or the task is cancelled.
+    nonisolated func follow(every interval: Duration = defaultPollInterval, clock: any Clock<Duration>) -> Task<Void, Never> {
+        Task { @MainActor [weak self, database] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let last = try? await database.writer.read({ try ChangeLog.lastSeq($0) }) else { continue }
+                guard let self else { return }
+                if last > self.position { await self.catchUp() }
+            }
+        }
+    }
+
+    /// Reads one batch after the position and publishes it. Returns whether the batch was full (more may
+    /// follow), or nil when the read failed.
+    private func readAndPublish() async -> Bool? {
+        let after = position
+        let knownSeqs = Set(known.keys)
+        let batch: Batch
+        do {
+            batch = try await database.writer.read { db in try Batch(db, after: after, knownSeqs: knownSeqs) }
+        } catch {
+            logger.warning("could not read the change log", metadata: ["error": "\(error)"])
+            return nil
+        }
+        if let first = batch.firstKept, first > after + 1, batch.lastWritten > after {
+            // Entries this server never read were pruned: whatever it shows may be stale.
+            logger.notice("the change log was pruned past this server's position; reloading", metadata: ["position": "\(after)"])
+            events.publish(.resync)
+        }
+        for entry in batch.entries {
+            for event in known.removeValue(forKey: entry.seq) ?? entry.events { events.publish(event) }
+            position = entry.seq
+        }
+        if batch.entries.isEmpty, let first = batch.firstKept, first > after + 1 { position = max(position, batch.lastWritten) }
+        // Own entries another round read first (their events were read back instead) are done too.
+        known = known.filter { $0.key > position }
+        return batch.entries.count == Self.batchSize
+    }
+
+    /// Entries read in one transaction, with the events of those this server did not write.
+    private struct Batch: Sendable {
+        var entries: [(seq: Int64, events: [ShopEvent])] = []
+        var firstKept: Int64?
+        var lastWritten: Int64
+
+        init(_ db: Database, after: Int64, knownSeqs: Set<Int64>) throws {
+            firstKept = try ChangeLog.firstSeq(db)
+            lastWritten = try ChangeLog.lastSeq(db)
+            let read = try ChangeLog.entries(db, after: after, limit: ChangeFeed.batchSize)
+            // The cart is read once, for the last cart entry of the batch: the others would show the same.
+            let lastCartEntry = read.last { $0.kind == .cart && !knownSeqs.contains($0.seq) }?.seq
+            let cart = lastCartEntry == nil ? nil : try StoredRows.cart(db)
+            for entry in read {
+                guard !knownSeqs.contains(entry.seq) else {
+                    entries.append((entry.seq, []))
+                    continue
+                }
+                entries.append((entry.seq, try Self.events(of: entry, db: db, cart: entry.seq == lastCartEntry ? cart : nil)))
+            }
+        }
+
+        static func events(of entry: ChangeLog.Entry, db: Database, cart: Cart?) throws -> [ShopEvent] {
+            switch entry.kind {
+            case .cart:
+                return cart.map { [.cartChanged($0)] } ?? []
+            case .favorite:
+                let parts = entry.subject.split(separator: ":")
+                guard parts.count == 2 else { return [] }
+                return [.favoriteChanged(productId: String(parts[0]), isFavorite: parts[1] == "1")]
+            case .order:
+                return try StoredRows.order(db, id: entry.subject).map { [.orderPlaced($0)] } ?? []
+            case .productCreated:
+                return try StoredRows.product(db, id: entry.subject).map { [.productCreated($0)] } ?? []
+            case .productsDeleted:
+                return [.productsDeleted(entry.subject.split(separator: ",").map(String.init))]
+            case .reset, nil:
+                return [.resync]
+            }
+        }
+    }
+}
+
+/// The change feed's settings as the server uses them.
+public enum ChangeFeedDefaults {
+    /// How often a server looks for changes other processes stored: at most this long after a commit
+    /// elsewhere, every open ViewModel that shows the change starts updating.
+    public static let pollInterval = Duration.milliseconds(20)
+}

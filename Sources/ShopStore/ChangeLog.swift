@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import Shop
+
+/// The durable change feed: every stored change writes a sequence-numbered entry into `change_log` in
+/// the transaction that stores it, so the log and the data never disagree. Every server follows the log
+/// (``ChangeFeed``): its own commits at once, other processes' by a short poll.
+///
+/// An entry names what changed, not the new data: followers read the current data when they publish.
+/// The log is bounded: entries older than ``retention`` or beyond the last ``maximumEntries`` are pruned
+/// now and then by the writers; a follower that fell behind the pruned part reloads everything it shows.
+/// The same table and rules map onto PostgreSQL (a `BIGSERIAL` sequence written in the same transaction,
+/// `NOTIFY` as the wake-up instead of the poll).
+enum ChangeLog {
+    /// What an entry says changed.
+    enum Kind: String {
+        /// The cart's lines (subject empty).
+        case cart
+        /// A favourite mark (subject `productId` then `:1` or `:0`).
+        case favorite
+        /// An order was placed (subject its id); stock of its products changed.
+        case order
+        /// A product was created (subject its id).
+        case productCreated
+        /// Products were deleted (subject their ids, comma-separated).
+        case productsDeleted
+        /// The catalog was replaced (seeding): everything is to be reloaded.
+        case reset
+    }
+
+    /// One entry.
+    struct Entry: Sendable {
+        var seq: Int64
+        var kind: Kind?
+        var subject: String
+    }
+
+    /// How long entries are kept.
+    static let retention: TimeInterval = 24 * 60 * 60
+    /// How many entries are kept at most.
+    static let maximumEntries: Int64 = 10_000
+    /// Pruning runs when a new entry's number is a multiple of this.
+    static let pruneEvery: Int64 = 500
+
+    /// Appends an entry in the current transaction and returns its number; now and then prunes.
+    @discardableResult
+    static func append(_ db: Database, _ kind: Kind, _ subject: String = "", at now: Date) throws -> Int64 {
+        let milliseconds = StoredDate.milliseconds(now)
+        try db.cachedStatement(sql: "INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
+            .execute(arguments: [milliseconds, kind.rawValue, subject])
+        let seq = db.lastInsertedRowID
+        if seq % pruneEvery == 0 { try prune(db, lastSeq: seq, now: milliseconds) }
+        return seq
+    }
+
+    /// Deletes entries (and idempotency keys) past their retention, and entries beyond the last
+    /// ``maximumEntries``.
+    static func prune(_ db: Database, lastSeq: Int64, now milliseconds: Int64) throws {
+        let cutoff = milliseconds - Int64(retention * 1000)
+        try db.execute(sql: "DELETE FROM change_log WHERE seq <= ? OR at < ?", arguments: [lastSeq - maximumEntries, cutoff])
+        try db.execute(sql: "DELETE FROM idempotency_key WHERE at < ?", arguments: [cutoff])
+    }
+
+    /// The number of the last entry ever written (0 before the first; pruning does not lower it).
+    static func lastSeq(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")) ?? 0
+    }
+
+    /// The number of the oldest entry kept, or nil when the log is empty.
+    static func firstSeq(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(seq) FROM change_log"))
+    }
+
+    /// Up to `limit` entries after `seq`, oldest first.
+    static func entries(_ db: Database, after seq: Int64, limit: Int) throws -> [Entry] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT seq, kind, subject FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?"),
+            arguments: [seq, limit]
+        ).map { Entry(seq: $0[0], kind: Kind(rawValue: $0[1]), subject: $0[2]) }
+    }
+}
