@@ -299,4 +299,23 @@ import Testing
         await settle { viewModel.products.count == 2 }
         #expect(viewModel.state == loaded([first, second]))
     }
+
+    @Test func aChangeDuringARunningLoadReloadsOnceItEndsAndTheFeedSettlesAfter() async {
+        let viewModel = await appeared(with: [first])
+        let gate = Gate()
+        catalog.page.handle { [first] _ in
+            await gate.wait()
+            return ProductPage(products: [first], totalCount: 1)  // read before the product was created
+        }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 1 }
+        events.publish(.productCreated(second))
+        let settled = Task { await events.settled(); return viewModel.products.count }
+        catalog.page.returns(ProductPage(products: [first, second], totalCount: 2))
+        gate.open()
+        #expect(await refresh.value == .completed)
+        // The feed settles only once the reload that includes the new product has shown it.
+        #expect(await settled.value == 2)
+        #expect(viewModel.state == loaded([first, second]))
+    }
 }

@@ -46,4 +46,17 @@ import Testing
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next() == .favoriteChanged(productId: "p-0001", isFavorite: true))
     }
+
+    @Test func settledWaitsForTheWorkEventsCausedAndReturnsAtOnceWithoutAny() async {
+        let feed = ShopEvents()
+        await feed.settled()  // nothing tracked: at once
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let reload = Task { for await _ in gate { return } }
+        feed.track(reload)
+        #expect(!feed.isSettled)
+        let waiter = Task { await feed.settled(); return true }
+        open.yield()
+        #expect(await waiter.value)
+        #expect(feed.isSettled)
+    }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import Shop
+import Testing
+@testable import ShopStore
+
+/// The change log and the feed that follows it: two sets of services on one file stand for two servers.
+@Suite @MainActor struct ChangeFeedTests {
+    @Test func anotherConnectionsCommitsArePublishedInLogOrderWhenTheFeedCatchesUp() async throws {
+        let folder = try TemporaryFolder()
+        let writer = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
+        let database = try ShopDatabase(path: folder.databasePath)
+        let events = ShopEvents()
+        let feed = ChangeFeed(database: database, events: events)
+        let recorder = EventRecorder(events)
+
+        let cart = try await writer.cart.add(productId: "p-0001", quantity: 2)
+        try await writer.favorites.setFavorite(productId: "p-0002", isFavorite: true)
+        let order = try await writer.orders.placeOrder(expectedRevision: cart.revision)
+        #expect(recorder.events.isEmpty)  // nothing is published before the feed reads the log
+
+        await feed.catchUp()
+        // In log order; the cart is read once, when its last entry is published (the others would show it too).
+        let emptied = try await writer.cart.cart()
+        #expect(recorder.events == [
+            .favoriteChanged(productId: "p-0002", isFavorite: true), .cartChanged(emptied), .orderPlaced(order),
+        ])
+        await feed.catchUp()
+        #expect(recorder.events.count == 3)  // each entry once
+    }
+
+    @Test func ownCommitsArePublishedBeforeTheServiceReturnsAndOnlyOnce() async throws {
+        let folder = try TemporaryFolder()
+        let events = ShopEvents()
+        let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath), events: events)
+        let recorder = EventRecorder(events)
+        let cart = try await services.cart.add(productId: "p-0001", quantity: 1)
+        #expect(recorder.events == [.cartChanged(cart)])
+        let product = try await services.catalog.create(
+            NewProduct(name: "Log Lamp", description: "", price: Money(minorUnits: 990), categoryId: "home"))
+        #expect(recorder.events == [.cartChanged(cart), .productCreated(product)])
+    }
+
+    @Test func aFollowerBehindThePrunedLogReloadsEverything() async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let events = ShopEvents()
+        let feed = ChangeFeed(database: database, events: events)
+        let recorder = EventRecorder(events)
+        let writer = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
+        for _ in 0..<3 { try await writer.favorites.setFavorite(productId: "p-0003", isFavorite: Bool.random()) }
+        try await database.writer.write { db in
+            try db.execute(sql: "DELETE FROM change_log")  // as pruning does to entries this follower never read
+        }
+        try await writer.favorites.setFavorite(productId: "p-0009", isFavorite: true)
+        await feed.catchUp()
+        #expect(recorder.events.first == .resync)
+        #expect(recorder.events.last == .favoriteChanged(productId: "p-0009", isFavorite: true))
+    }
+
+    @Test func pruningKeepsTheNewestEntriesAndForgetsOldIdempotencyKeys() throws {
+        let database = try ShopDatabase(path: ":memory:")
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        try database.writer.write { db in
+            for _ in 0..<30 { try ChangeLog.append(db, .cart, at: now.addingTimeInterval(-2 * ChangeLog.retention)) }
+            try IdempotencyRecord.record(db, IdempotencyKey(key: "old", fingerprint: "f"), at: now.addingTimeInterval(-2 * ChangeLog.retention))
+            try IdempotencyRecord.record(db, IdempotencyKey(key: "new", fingerprint: "f"), at: now)
+            let last = try ChangeLog.append(db, .cart, at: now)
+            try ChangeLog.prune(db, lastSeq: last, now: StoredDate.milliseconds(now))
+            #expect(try ChangeLog.entries(db, after: 0, limit: 100).map(\.seq) == [last])
+            #expect(try IdempotencyRecord.record(db, key: "old") == nil)
+            #expect(try IdempotencyRecord.record(db, key: "new")?.fingerprint == "f")
+        }
+    }
+
+    @Test func checkoutOfACartThatChangedSinceItWasShownPlacesNothing() async throws {
+        let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
+        let shown = try await services.cart.add(productId: "p-0004", quantity: 1)
+        try await services.cart.add(productId: "p-0005", quantity: 1)  // another session's change
+        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: shown.revision) }
+        #expect(error?.reason == "cartChanged")
+        #expect(try await services.orders.recentOrders(limit: 5).isEmpty)
+        #expect(try await services.cart.cart().itemCount == 2)
+    }
+
+    @Test func aKeyedChangeIsAppliedOnceAndItsKeyRefusesOtherParams() async throws {
+        let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
+        let key = IdempotencyKey(key: "k-1", fingerprint: "cart/add p-0006 x2")
+        for _ in 0..<3 {
+            try await IdempotencyKey.$current.withValue(key) { _ = try await services.cart.add(productId: "p-0006", quantity: 2) }
+        }
+        #expect(try await services.cart.cart().itemCount == 2)
+        let other = IdempotencyKey(key: "k-1", fingerprint: "cart/add p-0007 x1")
+        let error = await #expect(throws: ShopError.self) {
+            try await IdempotencyKey.$current.withValue(other) { _ = try await services.cart.add(productId: "p-0007", quantity: 1) }
+        }
+        #expect(error?.reason == "idempotencyKeyReused")
+
+        let pay = IdempotencyKey(key: "pay", fingerprint: "cart/checkout")
+        let first = try await IdempotencyKey.$current.withValue(pay) { try await services.orders.placeOrder(expectedRevision: nil) }
+        let again = try await IdempotencyKey.$current.withValue(pay) { try await services.orders.placeOrder(expectedRevision: nil) }
+        #expect(again == first)
+        #expect(try await services.orders.recentOrders(limit: 5).count == 1)
+        #expect(try await services.idempotency.record(of: "pay")?.outcome == ["orderId": first.id])
+    }
+}

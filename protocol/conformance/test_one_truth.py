@@ -1,0 +1,82 @@
+"""One truth across ViewModels, servers and retries: ordering with many ViewModels open, expectedVersion,
+idempotency keys, checkout of the cart shown, and two servers on one database file."""
+
+from __future__ import annotations
+
+import pytest
+
+from storefront_session import Mirrors
+from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused
+
+pytestmark = pytest.mark.usefixtures("viewmodels_available")
+
+
+def test_every_notification_a_stored_change_causes_comes_before_its_answer(mirrors: Mirrors):
+    catalog = open_settled(mirrors, "catalog")
+    dashboard = open_settled(mirrors, "dashboard")
+    form = open_settled(mirrors, "productForm")
+    carts = [open_settled(mirrors, "cart") for _ in range(2)]
+    detail = open_settled(mirrors, "productDetail", {"productId": catalog.state["products"][0]["id"]})
+    total = catalog.state["totalCount"]
+    for field, value in [("name", "Ordering Lamp"), ("price", "9.90"), ("category", form.state["categories"][0]["id"])]:
+        ok(action(mirrors, form, "setField", field=field, value=value))
+    checkpoint = Checkpoint(mirrors)
+    ok(action(mirrors, form, "submit"))
+    assert catalog.state["totalCount"] == total + 1  # already, when the answer came
+    checkpoint.verify()
+
+    ok(action(mirrors, carts[0], "add", productId=detail.state["product"]["id"], quantity=1))
+    assert carts[1].state == carts[0].state and detail.state["inCart"] == 1
+    stock = detail.state["product"]["stock"]
+    checkpoint = Checkpoint(mirrors)
+    ok(action(mirrors, carts[1], "checkout"))
+    assert detail.state["product"]["stock"] == stock - 1
+    assert dashboard.state["recentOrders"]["items"][0]["id"] == carts[1].state["lastOrder"]["id"]
+    checkpoint.verify()
+
+
+def test_an_action_on_a_stale_version_is_refused_with_the_current_one(mirrors: Mirrors):
+    cart = open_settled(mirrors, "cart")
+    stale = cart.version
+    ok(action(mirrors, cart, "add", productId="p-0001", quantity=1))
+    before = (cart.version, cart.state)
+    response = action(mirrors, cart, "add", productId="p-0002", quantity=1, expectedVersion=stale)
+    error = response["error"]
+    assert error["code"] == -32004 and error["data"] == {"expectedVersion": stale, "currentVersion": cart.version}, error
+    assert (cart.version, cart.state) == before
+    mirrors.assert_in_sync(cart)
+    ok(action(mirrors, cart, "add", productId="p-0002", quantity=1, expectedVersion=cart.version))
+
+
+def test_a_keyed_retry_is_answered_without_applying_it_again(mirrors: Mirrors):
+    cart = open_settled(mirrors, "cart")
+    first = ok(action(mirrors, cart, "add", productId="p-0003", quantity=2, idempotencyKey="conformance-add"))
+    assert "replayed" not in first
+    again = ok(action(mirrors, cart, "add", productId="p-0003", quantity=2, idempotencyKey="conformance-add"))
+    assert again["replayed"] is True
+    assert cart.state["totals"]["itemCount"] == 2
+    refused(action(mirrors, cart, "add", productId="p-0004", quantity=1, idempotencyKey="conformance-add"),
+            "idempotencyKeyReused")
+    placed = ok(action(mirrors, cart, "checkout", idempotencyKey="conformance-pay"))
+    replayed = ok(action(mirrors, cart, "checkout", idempotencyKey="conformance-pay"))
+    assert replayed["orderId"] == placed["orderId"] and replayed["replayed"] is True
+    long_key = action(mirrors, cart, "clear", idempotencyKey="k" * 129)
+    assert long_key["error"]["code"] == -32602 and long_key["error"]["data"]["parameter"] == "idempotencyKey"
+
+
+def test_two_servers_on_one_file_show_each_others_changes(spawn, tmp_path):
+    database = str(tmp_path / "shared.sqlite")
+    sides = []
+    for _ in range(2):
+        session = spawn("--database", database)
+        session.initialize()
+        mirrors = Mirrors(session)
+        sides.append((mirrors, open_settled(mirrors, "cart")))
+    (a, cart_a), (b, cart_b) = sides
+    ok(action(a, cart_a, "add", productId="p-0005", quantity=2))
+    b.wait_until(cart_b, lambda state: state["totals"]["itemCount"] == 2)
+    ok(action(b, cart_b, "add", productId="p-0006", quantity=1))
+    a.wait_until(cart_a, lambda state: state["totals"]["itemCount"] == 3)
+    a.assert_in_sync(cart_a)
+    b.assert_in_sync(cart_b)
+    assert cart_a.state == cart_b.state
