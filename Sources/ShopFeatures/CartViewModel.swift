@@ -25,11 +25,8 @@ public final class CartViewModel {
     @ObservationIgnored private let events: ShopEvents
     /// The cart revision shown when the last checkout ended; a newer one starts a new checkout story.
     @ObservationIgnored private var checkoutEndRevision: Int64?
-    @ObservationIgnored private var loadGeneration = 0
-    /// The phase the running load replaced, shown again if that load is abandoned.
-    @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
+    @ObservationIgnored private let load = ReplaceableLoad()
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var loadTask: Task<Bool, Never>?
     @ObservationIgnored private var checkoutTask: Task<(any Error)?, Never>?
     @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
     @ObservationIgnored private var nextChangeId = 0
@@ -75,7 +72,7 @@ public final class CartViewModel {
     public func close() {
         subscription?.cancel()
         subscription = nil
-        loadTask?.cancel()
+        load.cancel()
         checkoutTask?.cancel()
         for task in changeTasks.values { task.cancel() }
         changeTasks = [:]
@@ -87,7 +84,7 @@ public final class CartViewModel {
     /// Loads the cart again (after a failed load, or to be sure it is current).
     /// - Returns: `.superseded` when a newer refresh replaced this one.
     public func refresh() async -> IntentOutcome {
-        await startLoad().outcome(generation: loadGeneration) { self.loadGeneration }
+        await load.outcome(of: startLoad())
     }
 
     /// Forgets the notices about lines that went.
@@ -220,31 +217,18 @@ public final class CartViewModel {
     /// - Returns: The task; its value is `true` when it showed its cart or its failure.
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
-        loadTask?.cancel()
-        loadGeneration += 1
-        let generation = loadGeneration
-        if phase != .loading { phaseBeforeLoad = phase }
-        phase = .loading
-        let task = Task { [weak self, cartService] () -> Bool in
-            var shown = false
-            defer {
-                // Abandoned by its caller with nothing newer started: show what was shown before.
-                if !shown, let self, generation == self.loadGeneration, self.phase == .loading { self.phase = self.phaseBeforeLoad }
-            }
+        load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
+            [weak self, cartService] in
             do {
                 let cart = try await cartService.cart()
                 guard let self, !Task.isCancelled else { return false }
                 self.apply(cart)
-                shown = true
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.phase = .failed(info)
-                shown = true
             }
-            return shown
+            return true
         }
-        loadTask = task
-        return task
     }
 
     // MARK: Feed

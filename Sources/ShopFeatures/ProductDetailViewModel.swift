@@ -39,10 +39,7 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private let clock: any Clock<Duration>
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var loadTask: Task<Bool, Never>?
-    @ObservationIgnored private var loadGeneration = 0
-    /// The phase the running load replaced, shown again if that load is abandoned.
-    @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
+    @ObservationIgnored private let load = ReplaceableLoad()
     /// Why the last load failed, to refuse actions with what is true (gone, or failed and retryable).
     @ObservationIgnored private var loadFailure: ShopError?
     @ObservationIgnored private var favoriteTask: Task<(any Error)?, Never>?
@@ -121,7 +118,7 @@ public final class ProductDetailViewModel {
         subscription?.cancel()
         subscription = nil
         addedFlagTask?.cancel()
-        loadTask?.cancel()
+        load.cancel()
         favoriteTask?.cancel()
         addTask?.cancel()
         tasks.cancelAll()
@@ -133,7 +130,7 @@ public final class ProductDetailViewModel {
     /// Loads the product, its favourite mark and the cart's units of it again: the retry after a failed load.
     /// - Returns: `.superseded` when a newer refresh replaced this one.
     public func refresh() async -> IntentOutcome {
-        await startLoad().outcome(generation: loadGeneration) { self.loadGeneration }
+        await load.outcome(of: startLoad())
     }
 
     /// Adds one unit to the quantity.
@@ -247,17 +244,8 @@ public final class ProductDetailViewModel {
     /// - Returns: The task; its value is `true` when it showed the product or the failure.
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
-        loadTask?.cancel()
-        loadGeneration += 1
-        let generation = loadGeneration
-        if phase != .loading { phaseBeforeLoad = phase }
-        phase = .loading
-        let task = Task { [weak self, catalog, favorites, cart, productId] () -> Bool in
-            var shown = false
-            defer {
-                // Abandoned by its caller with nothing newer started: show what was shown before.
-                if !shown, let self, generation == self.loadGeneration, self.phase == .loading { self.phase = self.phaseBeforeLoad }
-            }
+        load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
+            [weak self, catalog, favorites, cart, productId] in
             async let product = catalog.product(id: productId)
             async let favorite = attempt { try await favorites.isFavorite(productId: productId) }
             async let cartNow = attempt { try await cart.cart() }
@@ -284,17 +272,13 @@ public final class ProductDetailViewModel {
                 }
                 self.show(loaded)
                 self.phase = .loaded
-                shown = true
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.loadFailure = error as? ShopError
                 self.phase = .failed(info)
-                shown = true
             }
-            return shown
+            return true
         }
-        loadTask = task
-        return task
     }
 
     private func show(_ product: Product) {
@@ -333,8 +317,7 @@ public final class ProductDetailViewModel {
         case .cartChanged(let cart):
             showCart(cart)
         case .productsDeleted(let ids) where ids.contains(productId):
-            loadTask?.cancel()
-            loadGeneration += 1
+            load.cancel()
             product = nil
             isFavorite = nil
             inCart = nil

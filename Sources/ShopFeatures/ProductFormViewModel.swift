@@ -19,10 +19,7 @@ public final class ProductFormViewModel {
     public private(set) var createdProductId: String?
 
     @ObservationIgnored private let catalog: any CatalogService
-    @ObservationIgnored private var loadTask: Task<Bool, Never>?
-    @ObservationIgnored private var loadGeneration = 0
-    /// The phase the running load replaced, shown again if that load is abandoned.
-    @ObservationIgnored private var phaseBeforeLoad: Phase = .idle
+    @ObservationIgnored private let load = ReplaceableLoad()
     @ObservationIgnored private var submitTask: Task<(any Error)?, Never>?
 
     /// Creates the ViewModel; categories load on ``appear()``.
@@ -78,8 +75,7 @@ public final class ProductFormViewModel {
 
     /// Cancels every task.
     public func close() {
-        loadTask?.cancel()
-        loadTask = nil
+        load.cancel()
         submitTask?.cancel()
         if phase == .loading { phase = .idle }
     }
@@ -87,22 +83,13 @@ public final class ProductFormViewModel {
     /// Loads the categories again: the retry after a failed load.
     /// - Returns: `.superseded` when a newer refresh replaced this one.
     public func refresh() async -> IntentOutcome {
-        await startLoad().outcome(generation: loadGeneration) { self.loadGeneration }
+        await load.outcome(of: startLoad())
     }
 
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
-        loadTask?.cancel()
-        loadGeneration += 1
-        let generation = loadGeneration
-        if phase != .loading { phaseBeforeLoad = phase }
-        phase = .loading
-        let task = Task { [weak self, catalog] () -> Bool in
-            var shown = false
-            defer {
-                // Abandoned by its caller with nothing newer started: show what was shown before.
-                if !shown, let self, generation == self.loadGeneration, self.phase == .loading { self.phase = self.phaseBeforeLoad }
-            }
+        load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
+            [weak self, catalog] in
             do {
                 let summaries = try await catalog.categories()
                 guard let self, !Task.isCancelled else { return false }
@@ -112,11 +99,8 @@ public final class ProductFormViewModel {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.phase = .failed(info)
             }
-            shown = true
             return true
         }
-        loadTask = task
-        return task
     }
 
     // MARK: Intents

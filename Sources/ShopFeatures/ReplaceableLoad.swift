@@ -1,0 +1,52 @@
+/// The load that decides what a screen shows: starting one cancels the one running, and a load its caller
+/// abandoned (cancelled, with nothing newer started) puts back the phase it replaced, so a screen never
+/// shows `loading` for ever.
+@MainActor
+final class ReplaceableLoad {
+    /// How a load reads and sets its owner's phase.
+    struct PhaseAccess {
+        let get: @MainActor () -> Phase?
+        let set: @MainActor (Phase) -> Void
+    }
+
+    /// Counts the loads started, so that one can tell whether a newer one replaced it.
+    private(set) var generation = 0
+    private var task: Task<Bool, Never>?
+    /// The phase the running load replaced.
+    private var phaseBefore: Phase = .idle
+
+    /// Starts `body` with the phase set to `loading`, cancelling the load under way.
+    /// - Parameters:
+    ///   - phase: the owner's phase.
+    ///   - body: loads and shows the result; returns `true` when it showed one (content or failure).
+    /// - Returns: the load; its value is `true` when it showed its result.
+    @discardableResult
+    func start(phase: PhaseAccess, _ body: @escaping @MainActor () async -> Bool) -> Task<Bool, Never> {
+        task?.cancel()
+        generation += 1
+        let started = generation
+        if let current = phase.get(), current != .loading { phaseBefore = current }
+        phase.set(.loading)
+        let task = Task { [weak self] () -> Bool in
+            let shown = await body()
+            if !shown, let self, started == self.generation, phase.get() == .loading { phase.set(self.phaseBefore) }
+            return shown
+        }
+        self.task = task
+        return task
+    }
+
+    /// How `task`, just returned by ``start(phase:_:)``, ends for its caller: shown, replaced by a newer
+    /// load, or cancelled. Call it right after starting (it reads the current generation).
+    func outcome(of task: Task<Bool, Never>) async -> IntentOutcome {
+        let started = generation
+        return await task.outcome(generation: started) { self.generation }
+    }
+
+    /// Cancels the load under way and forgets it, so that its end changes nothing.
+    func cancel() {
+        task?.cancel()
+        task = nil
+        generation += 1
+    }
+}
