@@ -57,6 +57,8 @@ final class ServerProcess {
     private var output: Int32
     private var errors: Int32
     private var outputBytes: [UInt8] = []
+    /// Bytes read from the server's stdout so far.
+    private(set) var outputByteCount = 0
     private(set) var errorBytes: [UInt8] = []
     private var exitStatus: Int32?
     /// How long any one wait may take.
@@ -229,8 +231,14 @@ final class ServerProcess {
         }
         let ready = poll(&descriptors, 2, Int32(remaining))
         if ready < 0 && errno != EINTR { throw ServerProcessError(description: "poll failed: errno \(errno)") }
-        if descriptors[0].revents != 0 { readAvailable(from: &output, into: &outputBytes) }
+        if descriptors[0].revents != 0 { readOutput() }
         if descriptors[1].revents != 0 { readAvailable(from: &errors, into: &errorBytes) }
+    }
+
+    private func readOutput() {
+        let before = outputBytes.count
+        readAvailable(from: &output, into: &outputBytes)
+        outputByteCount += outputBytes.count - before
     }
 
     private func readAvailable(from descriptor: inout Int32, into bytes: inout [UInt8]) {
@@ -338,6 +346,13 @@ final class ServerProcess {
         return offset - bytes.startIndex
     }
 
+    /// Bytes written to the server's stdin that it has not read yet (FIONREAD on the pipe).
+    func unreadInputBytes() -> Int {
+        var count: Int32 = 0
+        guard input >= 0, ioctl(input, UInt(FIONREAD), &count) == 0 else { return 0 }
+        return Int(count)
+    }
+
     /// Waits up to `milliseconds` for room in the server's stdin; returns whether there is some.
     func waitForRoomInInput(milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
@@ -352,16 +367,22 @@ final class ServerProcess {
         guard messages.isEmpty, output >= 0 else { return messages }
         var descriptors = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
         if poll(&descriptors, 2, milliseconds) > 0 {
-            if descriptors[0].revents != 0 { readAvailable(from: &output, into: &outputBytes) }
+            if descriptors[0].revents != 0 { readOutput() }
             if descriptors[1].revents != 0 { readAvailable(from: &errors, into: &errorBytes) }
         }
         while let message = try takeMessage(framing: framing) { messages.append(message) }
         return messages
     }
 
-    private func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
+    /// Whether the server's stdout is still open (it closes when the server exits).
+    var isOutputOpen: Bool { output >= 0 }
+
+    private func now() -> Int64 { monotonicMilliseconds() }
+}
+
+/// Milliseconds on the monotonic clock.
+func monotonicMilliseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
 }
