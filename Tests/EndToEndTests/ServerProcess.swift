@@ -353,6 +353,14 @@ final class ServerProcess {
         return Int(count)
     }
 
+    /// How many bytes the pipe to the server's stdout holds (F_GETPIPE_SZ): what the server can write
+    /// while the client reads nothing. Where that cannot be asked, 1 MiB (the most an unprivileged
+    /// process may give a pipe by default).
+    func outputPipeCapacity() -> Int {
+        let capacity = fcntl(output, 1032 /* F_GETPIPE_SZ */)
+        return capacity > 0 ? Int(capacity) : 1 << 20
+    }
+
     /// Waits up to `milliseconds` for room in the server's stdin; returns whether there is some.
     func waitForRoomInInput(milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
