@@ -61,12 +61,13 @@ final class ServerProcess {
     private(set) var outputByteCount = 0
     private(set) var errorBytes: [UInt8] = []
     private var exitStatus: Int32?
-    /// How long any one wait may take.
+    /// How long any one wait may take before the test fails: a guard against a server that hangs, never
+    /// a measure of speed, so it is generous (a loaded two-core machine starts and answers slowly).
     let timeoutMilliseconds: Int64
 
     /// Starts `storefront serve` with `arguments` (on a private in-memory database unless they name one,
     /// so that tests never touch the user's default database).
-    convenience init(_ arguments: [String], timeoutSeconds: Int64 = 10) throws {
+    convenience init(_ arguments: [String], timeoutSeconds: Int64 = 60) throws {
         guard let path = Self.executablePath else { throw ServerProcessError(description: "\(Self.skipMessage)") }
         let database = arguments.contains("--database") ? [] : ["--database", ":memory:"]
         try self.init(command: [path, "serve"] + database + arguments, timeoutSeconds: timeoutSeconds)
@@ -77,7 +78,7 @@ final class ServerProcess {
     ///
     /// With `thread`, the process is started from that thread, as a client that spawns from a worker
     /// thread does.
-    init(command: [String], timeoutSeconds: Int64 = 10, spawningOn thread: WorkerThread? = nil) throws {
+    init(command: [String], timeoutSeconds: Int64 = 60, spawningOn thread: WorkerThread? = nil) throws {
         let path = command[0]
         signal(SIGPIPE, SIG_IGN)
         timeoutMilliseconds = timeoutSeconds * 1000
