@@ -74,11 +74,20 @@ struct Harness {
     }
 
     /// Lets tasks on the main actor run until no request is in flight and no flush is pending.
-    func settle() async {
-        for _ in 0..<1_000 {
+    func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+        await settle(until: { connection.inFlightCount == 0 }, sourceLocation: sourceLocation)
+    }
+
+    /// Lets tasks run until `condition` holds and then until no flush is pending (the flush that a change
+    /// schedules is a main-actor job queued behind it). A service that answers from another thread needs
+    /// that thread to be scheduled first, which takes no fixed number of yields on a loaded machine: the
+    /// wait is bounded by time, a guard that fails a stuck test, not by a count of yields.
+    func settle(until condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = ContinuousClock.now + .seconds(30)
+        repeat {
             await Task.yield()
-            if connection.inFlightCount == 0 { break }
-        }
+        } while !condition() && ContinuousClock.now < deadline
+        #expect(condition(), "the expected state was never reached", sourceLocation: sourceLocation)
         for _ in 0..<10 { await Task.yield() }
     }
 
