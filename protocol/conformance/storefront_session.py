@@ -184,17 +184,6 @@ class Session:
         for listener in self.listeners:
             listener(value)
 
-    def expect_silence(self, timeout: float = 0.5) -> None:
-        """Asserts that nothing more is written for `timeout` seconds (used sparingly: it is a wait)."""
-        try:
-            item = self._messages.get(timeout=timeout)
-        except queue.Empty:
-            return
-        if item is _EOF:
-            self._messages.put(_EOF)
-            return
-        raise AssertionError(f"unexpected message: {getattr(item, 'value', item)!r}")
-
     def read_to_end(self, timeout: float = READ_TIMEOUT) -> list[Any]:
         """Every message until the server closes its output."""
         values = []
