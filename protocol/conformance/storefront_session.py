@@ -21,8 +21,9 @@ import jsonpatch
 
 FRAMINGS = ("ndjson", "lsp")
 
-#: Seconds to wait for one message. Generous: the machine may be busy building.
-READ_TIMEOUT = float(os.environ.get("STOREFRONT_READ_TIMEOUT", "20"))
+#: Seconds to wait for one message before the test fails: a guard against a hung server, not a measure
+#: of speed, so generous (the machine may be busy building).
+READ_TIMEOUT = float(os.environ.get("STOREFRONT_READ_TIMEOUT", "60"))
 
 _EOF = object()
 
