@@ -98,6 +98,9 @@ async def handshake(url: str, origin: str | None):
 
 def test_websocket_needs_token_and_own_origin(bridge):
     assert asyncio.run(handshake(bridge.ws_url, bridge.base)) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    # The bridge stops and reaps that socket's server after the socket closed, in its own time: wait for
+    # it, so that any server seen below was started by a refused upgrade.
+    wait_until(lambda: not bridge.servers(), what="the first socket's server to be reaped")
     for url, origin in [(bridge.ws_url.replace(bridge.token, "wrong"), bridge.base),
                         (bridge.ws_url.split("?")[0], bridge.base),
                         (bridge.ws_url, "http://evil.example"),
