@@ -179,7 +179,7 @@ enum HostileSession {
 
     /// Starts a server (`--framing auto`, a private in-memory database), settles the framing with a `ping`
     /// and `initialize`s it unless told not to.
-    static func start(_ wire: WireFraming, options: [String] = [], initializes: Bool = true, timeoutSeconds: Int64 = 20) throws -> ServerProcess {
+    static func start(_ wire: WireFraming, options: [String] = [], initializes: Bool = true, timeoutSeconds: Int64 = 60) throws -> ServerProcess {
         let server = try ServerProcess(["--framing", "auto", "--database", ":memory:"] + options, timeoutSeconds: timeoutSeconds)
         try server.send([ping(#""before""#)], framing: wire)
         #expect(try server.receive(framing: wire) == ["jsonrpc": "2.0", "id": "before", "result": [:]])

@@ -75,6 +75,37 @@ final class MirroringClient {
         responses.removeValue(forKey: id)
     }
 
+    /// Writes `bytes` from `offset` on as the server takes them, reading and handling every message
+    /// meanwhile (each is also passed to `each`), until `done` holds. Reading while writing means that a
+    /// server that stops reading until its output is read cannot deadlock the test, whatever the pipe
+    /// sizes; a server that neither takes input nor answers for its timeout fails it.
+    func exchange(
+        _ bytes: [UInt8], from offset: Int = 0, each: (JSONValue) throws -> Void = { _ in }, until done: () -> Bool
+    ) throws {
+        var written = offset
+        var lastProgress = monotonicMilliseconds()
+        while !done() {
+            if written < bytes.count {
+                let count = try server.writeWithoutBlocking(bytes[written...])
+                written += count
+                if count > 0 { lastProgress = monotonicMilliseconds() }
+            }
+            let messages = try server.receiveAvailable(framing: framing, waitingMilliseconds: written < bytes.count ? 10 : 1_000)
+            for message in messages {
+                try handle(message)
+                try each(message)
+            }
+            if !messages.isEmpty {
+                lastProgress = monotonicMilliseconds()
+                continue
+            }
+            guard server.isOutputOpen else { throw ServerProcessError(description: "stdout ended; stderr: \(server.errorText)") }
+            guard monotonicMilliseconds() - lastProgress < server.timeoutMilliseconds else {
+                throw ServerProcessError(description: "the server neither took input nor answered for \(server.timeoutMilliseconds) ms; stderr: \(server.errorText)")
+            }
+        }
+    }
+
     /// Reads one message and handles it.
     func receiveOne() throws {
         try handle(server.receive(framing: framing))

@@ -57,14 +57,17 @@ final class ServerProcess {
     private var output: Int32
     private var errors: Int32
     private var outputBytes: [UInt8] = []
+    /// Bytes read from the server's stdout so far.
+    private(set) var outputByteCount = 0
     private(set) var errorBytes: [UInt8] = []
     private var exitStatus: Int32?
-    /// How long any one wait may take.
+    /// How long any one wait may take before the test fails: a guard against a server that hangs, never
+    /// a measure of speed, so it is generous (a loaded two-core machine starts and answers slowly).
     let timeoutMilliseconds: Int64
 
     /// Starts `storefront serve` with `arguments` (on a private in-memory database unless they name one,
     /// so that tests never touch the user's default database).
-    convenience init(_ arguments: [String], timeoutSeconds: Int64 = 10) throws {
+    convenience init(_ arguments: [String], timeoutSeconds: Int64 = 60) throws {
         guard let path = Self.executablePath else { throw ServerProcessError(description: "\(Self.skipMessage)") }
         let database = arguments.contains("--database") ? [] : ["--database", ":memory:"]
         try self.init(command: [path, "serve"] + database + arguments, timeoutSeconds: timeoutSeconds)
@@ -75,7 +78,7 @@ final class ServerProcess {
     ///
     /// With `thread`, the process is started from that thread, as a client that spawns from a worker
     /// thread does.
-    init(command: [String], timeoutSeconds: Int64 = 10, spawningOn thread: WorkerThread? = nil) throws {
+    init(command: [String], timeoutSeconds: Int64 = 60, spawningOn thread: WorkerThread? = nil) throws {
         let path = command[0]
         signal(SIGPIPE, SIG_IGN)
         timeoutMilliseconds = timeoutSeconds * 1000
@@ -229,8 +232,14 @@ final class ServerProcess {
         }
         let ready = poll(&descriptors, 2, Int32(remaining))
         if ready < 0 && errno != EINTR { throw ServerProcessError(description: "poll failed: errno \(errno)") }
-        if descriptors[0].revents != 0 { readAvailable(from: &output, into: &outputBytes) }
+        if descriptors[0].revents != 0 { readOutput() }
         if descriptors[1].revents != 0 { readAvailable(from: &errors, into: &errorBytes) }
+    }
+
+    private func readOutput() {
+        let before = outputBytes.count
+        readAvailable(from: &output, into: &outputBytes)
+        outputByteCount += outputBytes.count - before
     }
 
     private func readAvailable(from descriptor: inout Int32, into bytes: inout [UInt8]) {
@@ -338,6 +347,21 @@ final class ServerProcess {
         return offset - bytes.startIndex
     }
 
+    /// Bytes written to the server's stdin that it has not read yet (FIONREAD on the pipe).
+    func unreadInputBytes() -> Int {
+        var count: Int32 = 0
+        guard input >= 0, ioctl(input, UInt(FIONREAD), &count) == 0 else { return 0 }
+        return Int(count)
+    }
+
+    /// How many bytes the pipe to the server's stdout holds (F_GETPIPE_SZ): what the server can write
+    /// while the client reads nothing. Where that cannot be asked, 1 MiB (the most an unprivileged
+    /// process may give a pipe by default).
+    func outputPipeCapacity() -> Int {
+        let capacity = fcntl(output, 1032 /* F_GETPIPE_SZ */)
+        return capacity > 0 ? Int(capacity) : 1 << 20
+    }
+
     /// Waits up to `milliseconds` for room in the server's stdin; returns whether there is some.
     func waitForRoomInInput(milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
@@ -352,16 +376,22 @@ final class ServerProcess {
         guard messages.isEmpty, output >= 0 else { return messages }
         var descriptors = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
         if poll(&descriptors, 2, milliseconds) > 0 {
-            if descriptors[0].revents != 0 { readAvailable(from: &output, into: &outputBytes) }
+            if descriptors[0].revents != 0 { readOutput() }
             if descriptors[1].revents != 0 { readAvailable(from: &errors, into: &errorBytes) }
         }
         while let message = try takeMessage(framing: framing) { messages.append(message) }
         return messages
     }
 
-    private func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
+    /// Whether the server's stdout is still open (it closes when the server exits).
+    var isOutputOpen: Bool { output >= 0 }
+
+    private func now() -> Int64 { monotonicMilliseconds() }
+}
+
+/// Milliseconds on the monotonic clock.
+func monotonicMilliseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
 }

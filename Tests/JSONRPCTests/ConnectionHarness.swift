@@ -51,20 +51,30 @@ final class ConnectionHarness {
         return output.first
     }
 
+    /// ``settle(sourceLocation:)`` and ``yield(until:sourceLocation:)`` fail a stuck task only once both
+    /// bounds are spent. Turns alone are not enough: a task that wakes on another thread (a cancelled
+    /// `Task.sleep` resumes on the global executor before it hops back) needs that thread to be scheduled,
+    /// which on a loaded machine can take longer than any fixed number of turns here. Time alone is not
+    /// enough either: other suites' synchronous main-actor tests (the end-to-end ones) hold the main
+    /// actor for many seconds, during which the clock runs but no task here can.
+    static let patience = (turns: 10_000, time: Duration.seconds(30))
+
     /// Lets the connection's tasks run until none is in flight (bounded, so a stuck task fails the test).
     func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
-        for _ in 0..<10_000 where connection.inFlightCount > 0 {
-            await Task.yield()
-        }
-        #expect(connection.inFlightCount == 0, "requests still in flight", sourceLocation: sourceLocation)
+        await yield(until: { connection.inFlightCount == 0 }, what: "requests still in flight", sourceLocation: sourceLocation)
     }
 
     /// Lets the connection's tasks run until `condition` holds (bounded, so a stuck task fails the test).
-    func yield(until condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-        for _ in 0..<10_000 where !condition() {
+    func yield(
+        until condition: () -> Bool, what: String = "the condition never held", sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let deadline = ContinuousClock.now + Self.patience.time
+        var turns = 0
+        while !condition(), turns < Self.patience.turns || ContinuousClock.now < deadline {
             await Task.yield()
+            turns += 1
         }
-        #expect(condition(), "the condition never held", sourceLocation: sourceLocation)
+        #expect(condition(), "\(what)", sourceLocation: sourceLocation)
     }
 
     /// Lets already-started tasks run to their first suspension point (for checks that must hold whether

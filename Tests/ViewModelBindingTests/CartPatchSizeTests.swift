@@ -66,7 +66,9 @@ struct UnusedOrderService: OrderService {
         let cart = ViewModelDefinition<Void>.screen("cart", actions: []) { model }
         let harness = Harness(definitions: [cart], vocabulary: registerShopVocabulary)
         harness.send(1, "viewModel/open", ["type": "cart"])
-        await harness.settle()
+        // The load awaits this file's service, whose methods run on the global executor (this test target
+        // does not make them nonisolated(nonsending)): wait for the loaded state, not for a number of yields.
+        await harness.settle(until: { model.phase == .loaded })
         _ = harness.takeMessages()
         try #require(model.phase == .loaded)
         #expect(model.state.totals.itemCount == 100)

@@ -79,11 +79,23 @@ struct Harness {
     }
 
     /// Lets tasks on the main actor run until no request is in flight and no flush is pending.
-    func settle() async {
-        for _ in 0..<1_000 {
+    func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+        await settle(until: { connection.inFlightCount == 0 }, sourceLocation: sourceLocation)
+    }
+
+    /// Lets tasks run until `condition` holds and then until no flush is pending (the flush that a change
+    /// schedules is a main-actor job queued behind it). Fails a stuck test only once 1 000 turns and 30 s
+    /// are both spent: a service that answers from another thread needs that thread to be scheduled,
+    /// which no number of turns guarantees on a loaded machine, and other suites' synchronous main-actor
+    /// tests can hold the main actor for longer than 30 s, during which no task here runs.
+    func settle(until condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var turns = 0
+        repeat {
             await Task.yield()
-            if connection.inFlightCount == 0 { break }
-        }
+            turns += 1
+        } while !condition() && (turns < 1_000 || ContinuousClock.now < deadline)
+        #expect(condition(), "the expected state was never reached", sourceLocation: sourceLocation)
         for _ in 0..<10 { await Task.yield() }
     }
 

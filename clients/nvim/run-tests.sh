@@ -23,12 +23,14 @@ check() {
     shift
     if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
 }
+# Every wait here and in the Lua tests polls a condition and ends as soon as it holds; its bound (60 s
+# for one condition, 600 s for a whole script) only decides when something stuck fails the test.
 headless() { # SCRIPT: runs a test script in a bare headless Neovim with the plugin on the runtimepath
-    timeout 120 nvim --headless -u NONE -i NONE -c "set rtp+=$here" -c 'runtime plugin/storefront.lua' -c "luafile $here/tests/$1" 2>&1
+    timeout 600 nvim --headless -u NONE -i NONE -c "set rtp+=$here" -c 'runtime plugin/storefront.lua' -c "luafile $here/tests/$1" 2>&1
 }
 gone() { # PID: the process has ended (and, as our descendant, been reaped)
     local pid=$1
-    for _ in $(seq 50); do
+    for _ in $(seq 600); do
         [ -e "/proc/$pid" ] || return 0
         sleep 0.1
     done
@@ -37,7 +39,7 @@ gone() { # PID: the process has ended (and, as our descendant, been reaped)
 }
 ended() { # PID: gone, or a zombie left to init once its parent was killed
     local pid=$1
-    for _ in $(seq 50); do
+    for _ in $(seq 600); do
         [ -e "/proc/$pid" ] || return 0
         grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && return 0
         sleep 0.1
@@ -66,7 +68,7 @@ rm -f "$STOREFRONT_PID_FILE"
 STOREFRONT_HANG=1 nvim --headless -u NONE -i NONE -c "set rtp+=$here" -c 'runtime plugin/storefront.lua' \
     -c "luafile $here/tests/leave.lua" >"$work/hang.out" 2>&1 &
 editor=$!
-for _ in $(seq 100); do [ -s "$STOREFRONT_PID_FILE" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$STOREFRONT_PID_FILE" ] && break; sleep 0.1; done
 server=$(cat "$STOREFRONT_PID_FILE" 2>/dev/null)
 check "the server starts" test -n "$server"
 kill -KILL "$editor"

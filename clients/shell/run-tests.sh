@@ -148,16 +148,23 @@ set -m # job control: a background job of a script would otherwise ignore SIGINT
 client=$!
 set +m
 exec {keep}>"$work/in"
+# Each wait below polls for what the client prints and ends as soon as it is there; its bound (60 s)
+# only decides when a stuck client fails the test.
+wait_for_output() { # TEXT: waits until the client has printed TEXT
+    for _ in $(seq 600); do grep -qF -- "$1" "$work/int.out" && return 0; sleep 0.1; done
+    return 1
+}
 echo "open catalog" >&"$keep"
-for _ in $(seq 50); do grep -q "opened catalog" "$work/int.out" && break; sleep 0.1; done
+wait_for_output "opened catalog"
 # An idle REPL still prints changes as they stream: didAddToCart falls back by itself after 2 s.
 printf '%s\n' "product p-0002" "productDetail addToCart" >&"$keep"
-for _ in $(seq 300); do grep -q "didAddToCart: true -> false" "$work/int.out" && break; sleep 0.1; done
+wait_for_output "didAddToCart: true -> false"
 check "an idle REPL prints changes as they stream" contains "$work/int.out" "/didAddToCart: true -> false"
 server=$(pgrep -P "$client" -f storefront || true)
 check "the REPL runs a server" test -n "$server"
 kill -INT "$client"
-for _ in $(seq 50); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
+# On SIGINT the client stops its server (up to 5 s, then SIGTERM) before it exits.
+for _ in $(seq 600); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$client" 2>/dev/null && { echo "  the client ignored SIGINT"; kill -KILL "$client"; }
 wait "$client"
 check "SIGINT ends the client with 130" test $? -eq 130

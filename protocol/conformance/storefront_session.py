@@ -21,8 +21,9 @@ import jsonpatch
 
 FRAMINGS = ("ndjson", "lsp")
 
-#: Seconds to wait for one message. Generous: the machine may be busy building.
-READ_TIMEOUT = float(os.environ.get("STOREFRONT_READ_TIMEOUT", "20"))
+#: Seconds to wait for one message before the test fails: a guard against a hung server, not a measure
+#: of speed, so generous (the machine may be busy building).
+READ_TIMEOUT = float(os.environ.get("STOREFRONT_READ_TIMEOUT", "60"))
 
 _EOF = object()
 
@@ -184,17 +185,6 @@ class Session:
         for listener in self.listeners:
             listener(value)
 
-    def expect_silence(self, timeout: float = 0.5) -> None:
-        """Asserts that nothing more is written for `timeout` seconds (used sparingly: it is a wait)."""
-        try:
-            item = self._messages.get(timeout=timeout)
-        except queue.Empty:
-            return
-        if item is _EOF:
-            self._messages.put(_EOF)
-            return
-        raise AssertionError(f"unexpected message: {getattr(item, 'value', item)!r}")
-
     def read_to_end(self, timeout: float = READ_TIMEOUT) -> list[Any]:
         """Every message until the server closes its output."""
         values = []
@@ -228,14 +218,26 @@ class Session:
     def next_id(self) -> int:
         return next(self._ids)
 
-    def send_request(self, method: str, params: Any = None, request_id: Any = None) -> Any:
-        """Sends a request without reading; returns its id."""
+    def request_message(self, method: str, params: Any = None, request_id: Any = None) -> dict:
+        """A request with a new id (or `request_id`), to send later."""
         request_id = self.next_id() if request_id is None else request_id
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
+        return message
+
+    def send_request(self, method: str, params: Any = None, request_id: Any = None) -> Any:
+        """Sends a request without reading; returns its id."""
+        message = self.request_message(method, params, request_id)
         self.send(message)
-        return request_id
+        return message["id"]
+
+    def send_at_once(self, *messages: Any) -> None:
+        """Sends several messages in one write (small enough for the pipe to take whole), so the server
+        reads them together and dispatches them in one turn, before the work of any has begun. What one
+        does to another (supersedes it, cancels it, reuses its id) then does not depend on how long the
+        client took between them."""
+        self.send_bytes(b"".join(encode(message, self.framing) for message in messages))
 
     def notify(self, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

@@ -168,8 +168,11 @@ def test_catalog_selection_and_delete(mirrors: Mirrors, catalog, product_ids):
 
 def test_a_superseded_search_answers_superseded(mirrors: Mirrors, catalog):
     session = mirrors.session
-    first = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "a"})
-    second = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "ab"})
+    # In one write: the second search comes within the first one's debounce however busy the machine is.
+    first = session.request_message("catalog/search", {"viewModel": catalog.handle, "query": "a"})
+    second = session.request_message("catalog/search", {"viewModel": catalog.handle, "query": "ab"})
+    session.send_at_once(first, second)
+    first, second = first["id"], second["id"]
     assert session.read_until_response(first)["result"].get("superseded") is True
     assert "superseded" not in session.read_until_response(second)["result"]  # the newest one completes
     assert catalog.state["query"] == "ab"
@@ -178,8 +181,11 @@ def test_a_superseded_search_answers_superseded(mirrors: Mirrors, catalog):
 
 def test_cancel_request_answers_32800(mirrors: Mirrors, catalog):
     session = mirrors.session
-    request_id = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "lamp"})
-    session.notify("$/cancelRequest", {"id": request_id})
+    # In one write: the cancellation comes while the search is in flight however busy the machine is (a
+    # search already done when its cancellation comes answers its result instead).
+    search = session.request_message("catalog/search", {"viewModel": catalog.handle, "query": "lamp"})
+    request_id = search["id"]
+    session.send_at_once(search, {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request_id}})
     assert_error(session.read_until_response(request_id), -32800, request_id)
     mirrors.assert_in_sync(catalog)
     assert session.call("ping") == {}
@@ -195,8 +201,10 @@ def test_cancelling_a_finished_or_unknown_request_is_harmless(ready):
 
 def test_an_id_already_in_flight_is_invalid_request(mirrors: Mirrors, catalog):
     session = mirrors.session
-    session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "x"}, request_id="dup")
-    session.send_request("ping", request_id="dup")
+    # In one write: the search is still in flight when the ping with its id comes.
+    session.send_at_once(
+        session.request_message("catalog/search", {"viewModel": catalog.handle, "query": "x"}, request_id="dup"),
+        session.request_message("ping", request_id="dup"))
     answers = [session.read_until_response("dup"), session.read_until_response("dup")]
     codes = sorted(answer.get("error", {}).get("code", 0) for answer in answers)
     assert codes == [-32600, 0], answers
@@ -204,8 +212,11 @@ def test_an_id_already_in_flight_is_invalid_request(mirrors: Mirrors, catalog):
 
 def test_shutdown_waits_for_requests_in_flight(mirrors: Mirrors, catalog):
     session = mirrors.session
-    search = session.send_request("catalog/search", {"viewModel": catalog.handle, "query": "slow"})
-    shutdown = session.send_request("shutdown")
+    # In one write: the search is in flight when shutdown comes (else there is nothing to wait for).
+    search = session.request_message("catalog/search", {"viewModel": catalog.handle, "query": "slow"})
+    shutdown = session.request_message("shutdown")
+    session.send_at_once(search, shutdown)
+    search, shutdown = search["id"], shutdown["id"]
     order = []
     while len(order) < 2:
         message = session.read_value()

@@ -22,7 +22,8 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
-def wait_until(condition, timeout: float = 10.0, what: str = "condition"):
+def wait_until(condition, timeout: float = 60.0, what: str = "condition"):
+    """Polls `condition` until it returns something true; `timeout` only decides when a stuck test fails."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()

@@ -23,9 +23,10 @@ def text(driver, css: str) -> str:
 
 
 
-def until(driver, condition, what: str, timeout: float = 10):
+def until(driver, condition, what: str, timeout: float = 60):
     # The page re-renders on every patch: an element found just before may be replaced before its text is
     # read. That is not the condition failing, so it is polled again (any other error still ends the wait).
+    # The wait ends as soon as the condition holds; `timeout` only decides when a stuck page fails.
     wait = WebDriverWait(driver, timeout, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException])
     try:
         return wait.until(lambda d: condition(d))
