@@ -1,3 +1,4 @@
+import Clocks
 import Shop
 import Testing
 @testable import ShopFeatures
@@ -149,7 +150,7 @@ import Testing
             return added
         }
         let detail = ProductDetailViewModel(productId: book.id, catalog: catalog, favorites: favorites, cart: cart,
-                                            events: events, clock: ContinuousClock())
+                                            events: events, clock: TestClock())
         detail.appear()
         await settle { detail.phase == .loaded }
 
