@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "CMainQueue"),
         // prctl, which Swift's Glibc module does not import.
         .target(name: "CProcessControl"),
+        // One seeded random generator (SplitMix64) for the demo catalog, fault injection, fuzzing and tests.
+        .target(name: "Randomness"),
         // The only module that touches json_t*.
         .target(name: "JSON", dependencies: ["CJansson"]),
         // JSON Schemas derived from Decodable types: the wire contract written once, as Swift types.
@@ -53,7 +55,7 @@ let package = Package(
         .target(
             name: "ShopStore",
             dependencies: [
-                "Shop", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Shop", "Randomness", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
@@ -93,21 +95,21 @@ let package = Package(
         .target(
             name: "FuzzHarness",
             dependencies: [
-                "StorefrontServer", "JSONRPC", "JSONRPCTransport", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue",
+                "StorefrontServer", "JSONRPC", "JSONRPCTransport", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue", "Randomness",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh
         // (-DFUZZING, -sanitize=fuzzer,address); otherwise a replayer of input files.
         .executableTarget(name: "StorefrontFuzz", dependencies: ["FuzzHarness"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch", "JSONSchema"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch", "JSONSchema", "Randomness"]),
         .testTarget(
             name: "JSONRPCTests",
             dependencies: ["JSONRPC", "JSON", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "JSONRPCTransportTests",
-            dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", "Randomness", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop"]),
         .testTarget(
@@ -124,7 +126,7 @@ let package = Package(
         // GRDB: the durability tests read the database file the killed servers wrote.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["JSON", "JSONPatch", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["JSON", "JSONPatch", "Randomness", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness", "JSON", "JSONRPC"]),
         // The committed protocol/ folder against what the code derives.

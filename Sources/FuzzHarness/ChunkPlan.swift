@@ -1,3 +1,4 @@
+import Randomness
 /// How one fuzz input is cut into reads, and after which reads the client waits for every answer.
 ///
 /// Chunk lengths are drawn from a generator seeded by a hash of the input, so the same input always
@@ -38,7 +39,7 @@ public struct ChunkPlan: Sendable, Equatable {
             return
         }
         headerLength = 0
-        var generator = SplitMix64(seed: Self.hash(input))
+        var generator = SeededRandom(seed: Self.hash(input))
         var lengths: [Int] = []
         var waits: [Bool] = []
         var remaining = input.count
@@ -90,17 +91,3 @@ public struct ChunkPlan: Sendable, Equatable {
     }
 }
 
-/// A deterministic random source (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import Randomness
 import Foundation
 import GRDB
 import Shop

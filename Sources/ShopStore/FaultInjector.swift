@@ -1,3 +1,4 @@
+import Randomness
 import Shop
 
 /// Applies a ``FaultPlan`` to calls: waits the latency on the injected clock, then fails the share of

@@ -1,3 +1,4 @@
+import Randomness
 import JSON
 import Testing
 
@@ -30,7 +31,7 @@ struct BackpressureTests {
         let startKilobytes = server.statusKilobytes("VmHWM") ?? 0
 
         // Many state-changing actions, pipelined, written while the client reads nothing.
-        var random = ResilienceRandom(seed: 0xBAC4_9E55)
+        var random = SeededRandom(seed: 0xBAC4_9E55)
         let sorts: [JSONValue] = ["name", "price", "newest"]
         let count = environmentInteger("STOREFRONT_BACKPRESSURE_REQUESTS", default: 4_000)
         let requests = (0..<count).map { _ -> (id: Int64, text: String) in

@@ -1,3 +1,4 @@
+import Randomness
 import JSON
 import Testing
 
@@ -82,7 +83,7 @@ struct DurabilityTests {
     @Test func acknowledgedChangesAndCheckoutsSurviveKillsAndNoCheckoutIsHalfDone() throws {
         let kills = environmentInteger("STOREFRONT_KILLS", default: 50)
         let seed = UInt64(environmentInteger("STOREFRONT_SEED", default: 20_261_121))
-        var random = ResilienceRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let folder = try TemporaryDirectory()
         let path = folder.path + "/shop.sqlite"
         var model = Model()
@@ -175,7 +176,7 @@ struct DurabilityTests {
 
     // MARK: Steps
 
-    private static func makeBatch(model: Model, pool: [String], random: inout ResilienceRandom) -> Batch {
+    private static func makeBatch(model: Model, pool: [String], random: inout SeededRandom) -> Batch {
         if !model.cart.isEmpty, Int.random(in: 0..<4, using: &random) == 0 { return .checkout }
         let products = pool.shuffled(using: &random).prefix(Int.random(in: 1...4, using: &random))
         return .changes(products.map { id in

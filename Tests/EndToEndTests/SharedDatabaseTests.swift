@@ -1,3 +1,4 @@
+import Randomness
 import JSON
 import Testing
 
@@ -33,7 +34,7 @@ struct SharedDatabaseTests {
         let pool = start.stock.keys.sorted().filter { start.stock[$0]! >= 30 && start.maxPerOrder[$0]! >= 5 }.prefix(10)
         try #require(pool.count >= 5)
 
-        var random = ResilienceRandom(seed: 0x5A4E_D0B1)
+        var random = SeededRandom(seed: 0x5A4E_D0B1)
         var added: [String: Int] = [:]
         var orders: Set<String> = []
         var tally = (adds: 0, refusals: 0, failures: 0)

@@ -1,3 +1,4 @@
+import Randomness
 import JSONRPC
 import JSONRPCTransport
 
@@ -47,7 +48,7 @@ func decode(_ input: String, choice: FramingChoice, maxMessageBytes: Int = 1 << 
 }
 
 /// `input` cut into pieces of random lengths between 1 and `maxLength`.
-func randomChunks(of input: [UInt8], maxLength: Int, using generator: inout SplitMix64) -> [ArraySlice<UInt8>] {
+func randomChunks(of input: [UInt8], maxLength: Int, using generator: inout SeededRandom) -> [ArraySlice<UInt8>] {
     var chunks: [ArraySlice<UInt8>] = []
     var start = 0
     while start < input.count {

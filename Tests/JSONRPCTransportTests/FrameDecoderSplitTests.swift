@@ -1,3 +1,4 @@
+import Randomness
 import JSONRPC
 import JSONRPCTransport
 import Testing
@@ -57,7 +58,7 @@ import Testing
     func seededRandomChunksGiveTheSameEvents(_ input: Input) {
         let bytes = input.bytes
         let whole = decode([bytes], choice: input.choice, maxMessageBytes: input.maxMessageBytes)
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         for round in 0..<200 {
             let chunks = randomChunks(of: bytes, maxLength: [2, 5, 17, 64][round % 4], using: &generator)
             let decoded = decode(chunks, choice: input.choice, maxMessageBytes: input.maxMessageBytes)
@@ -81,7 +82,7 @@ import Testing
         for cut in cuts where cut <= bytes.count {
             #expect(decode([bytes[..<cut], bytes[cut...]], choice: .lsp) == whole, "cut at byte \(cut)")
         }
-        var generator = SplitMix64(seed: UInt64(padding))
+        var generator = SeededRandom(seed: UInt64(padding))
         for round in 0..<20 {
             let chunks = randomChunks(of: bytes, maxLength: [3, 64, 700, 5_000][round % 4], using: &generator)
             #expect(decode(chunks, choice: .lsp) == whole, "chunks \(chunks.map(\.count))")

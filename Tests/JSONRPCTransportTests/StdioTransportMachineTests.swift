@@ -1,3 +1,4 @@
+import Randomness
 import JSONRPC
 import JSONRPCTransport
 import Testing
@@ -90,7 +91,7 @@ import Testing
 
     @Test func everyMessageIsDispatchedOnceInOrderWithinTheLimitsHoweverTheInputArrives() {
         for seed in UInt64(1)...40 {
-            var random = SplitMix64(seed: seed)
+            var random = SeededRandom(seed: seed)
             let words = (0..<60).map { _ in ["ping", "slow", "ping\r", "  "].randomElement(using: &random)! }
             let input = Array(words.map { "\($0)\n" }.joined().utf8)
             var chunks = randomChunks(of: input, maxLength: 24, using: &random)[...]

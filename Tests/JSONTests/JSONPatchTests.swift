@@ -1,10 +1,11 @@
+import Randomness
 import JSON
 import JSONPatch
 import Testing
 
 @Suite struct JSONPatchTests {
     @Test func diffThenApplyReproducesTheTargetForRandomDocuments() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for _ in 0..<2_000 {
             let old = JSONValue.random(depth: 4, using: &generator)
             let new = Bool.random(using: &generator) ? JSONValue.random(depth: 4, using: &generator) : mutate(old, &generator)
@@ -70,7 +71,7 @@ import Testing
     }
 
     /// A small edit of `value`: one member or element changed, added or removed somewhere inside.
-    private func mutate(_ value: JSONValue, _ generator: inout SeededGenerator) -> JSONValue {
+    private func mutate(_ value: JSONValue, _ generator: inout SeededRandom) -> JSONValue {
         switch value {
         case .object(var members):
             if let key = members.keys.sorted().randomElement(using: &generator), Bool.random(using: &generator) {

@@ -1,3 +1,4 @@
+import Randomness
 import JSON
 import Testing
 
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test func roundTripsRandomDocuments() throws {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandom(seed: 7)
         for _ in 0..<300 {
             let value = JSONValue.random(depth: 4, using: &generator)
             #expect(try JSONValue(parsing: value.serialized()) == value)

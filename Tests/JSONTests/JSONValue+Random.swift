@@ -1,23 +1,9 @@
 import JSON
-
-/// A deterministic random source (SplitMix64) so that randomised tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import Randomness
 
 extension JSONValue {
     /// A random document of at most `depth` levels, with small keys so that documents overlap.
-    static func random(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
+    static func random(depth: Int, using generator: inout SeededRandom) -> JSONValue {
         let kind = Int.random(in: 0..<(depth > 0 ? 8 : 5), using: &generator)
         switch kind {
         case 0: return .null

@@ -1,5 +1,6 @@
 /// A small, fast, deterministic random number generator (SplitMix64): the same seed gives the same
-/// numbers on every run and platform. Used for the demo catalog and for fault injection.
+/// numbers on every run and platform. Used for the demo catalog, fault injection, the fuzz harness's
+/// read splits and every randomised test (one copy of the generator).
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
