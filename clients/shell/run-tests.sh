@@ -96,9 +96,12 @@ printf '%s\n' 'product p-0001' 'product toggleFavorite' 'product addToCart' 'sho
     | sfe --faults 'favorites:failure-rate=1' >"$work/toggle.out" 2>&1
 check "toggling an unknown favourite is refused: loadFailed" \
     contains "$work/toggle.out" '[loadFailed]: {"content":"favorites"} (retryable)'
-check "an add clears the error, the favourite stays unknown with its retry" \
+check "after an add the favourite stays unknown, and why shows with its retry" \
     after_has "$work/toggle.out" "^ok: productDetail addToCart" \
-    "  quantity 1 of 4  total 341.99  favourite unknown (cannot change)  [retry: product refresh]  (added to cart)"
+    "  ! The favorites service is unavailable. Please try again. (retryable)  [retry: product refresh]"
+check "after an add the favourite stays unknown" \
+    after_has "$work/toggle.out" "^ok: productDetail addToCart" \
+    "  quantity 1 of 4  total 341.99  favourite unknown (cannot change)  (added to cart)"
 
 printf '%s\n' 'cart add p-0001 2' 'product p-0001' | sfe >"$work/incart.out" 2>&1
 check "the product counts the units in the cart" contains "$work/incart.out" "at most 5 per order; 2 in your cart"
