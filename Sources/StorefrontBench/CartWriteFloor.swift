@@ -29,12 +29,14 @@ final class CartWriteFloor {
     private var lastSeq: Int64 = 0
 
     /// Opens `path` (a database the server created and seeded) the way the server opens it.
-    init(path: String) throws {
+    /// - Parameter syncs: whether a commit syncs the log (`synchronous = FULL`, as the server does) or not
+    ///   (`OFF`: what is left is the statements' own cost).
+    init(path: String, syncs: Bool = true) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: path, configuration: configuration)
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(syncs ? "FULL" : "OFF")") }
         lastSeq = try pool.read { try Int64.fetchOne($0, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0 }
     }
 

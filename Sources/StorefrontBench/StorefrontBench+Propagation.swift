@@ -14,12 +14,12 @@ extension StorefrontBench {
     /// Every figure of the propagation mode, each on new database files the servers create and seed.
     func propagation(_ path: String) throws -> [Measurement] {
         let folder = try TemporaryFolder()
-        return [
-            try crossProcessPropagation(path, database: folder.path + "/propagation.sqlite"),
-            try changeLogCost(path, folder: folder.path),
-            try twoServerThroughput(path, database: folder.path + "/two-servers.sqlite"),
-            try idleCPU(path, database: folder.path + "/idle.sqlite"),
-        ]
+        return [try crossProcessPropagation(path, database: folder.path + "/propagation.sqlite")]
+            + (try changeLogCost(path, folder: folder.path))
+            + [
+                try twoServerThroughput(path, database: folder.path + "/two-servers.sqlite"),
+                try idleCPU(path, database: folder.path + "/idle.sqlite"),
+            ]
     }
 
     /// Two servers on one new file, a cart open in each: `cart/add` sent to A, timed until B's
@@ -78,47 +78,89 @@ extension StorefrontBench {
 
     /// Durable `cart/add` one at a time: the storage floor (``CartWriteFloor``) without the change log,
     /// with it, and with the feed's read-back, and the server's own, interleaved in blocks of 50 (each
-    /// followed by an untimed clear) so that a change in the machine's load touches all four alike.
-    func changeLogCost(_ path: String, folder: String) throws -> Measurement {
+    /// followed by an untimed clear) so that a change in the machine's load touches all four alike, after 400
+    /// untimed writes to each file. Rows: rates over all writes (what a slow sync now and then costs
+    /// counts), the median write, and the floor's median write on a file that does not sync
+    /// (`synchronous = OFF`, also interleaved): the statements' own cost, which the disk's noise cannot hide.
+    func changeLogCost(_ path: String, folder: String) throws -> [Measurement] {
         let floorPath = folder + "/floor.sqlite"
-        _ = try ServerChild(path: path, framing: .ndjson, arguments: ["--database", floorPath]).finish()  // creates and seeds it
+        let unsyncedPath = folder + "/floor-unsynced.sqlite"
+        for file in [floorPath, unsyncedPath] {
+            _ = try ServerChild(path: path, framing: .ndjson, arguments: ["--database", file]).finish()  // creates and seeds it
+        }
         let session = try domainSession(path, database: folder + "/server.sqlite")
         let products = try inStockProducts(session, count: Self.propagationProducts)
         let (cart, _) = try session.open("cart")
         _ = try session.waitUntil(cart) { $0["phase"] == "loaded" }
         let floor = try CartWriteFloor(path: floorPath)
+        let unsynced = try CartWriteFloor(path: unsyncedPath, syncs: false)
+        // Not timed: enough writes for each write-ahead log to fill and start over (SQLite restarts it after a
+        // checkpoint at 1 000 pages, ~250 writes). While a log grows, each commit's sync also writes the file's
+        // new size (an ext4 journal commit, several times slower); a server that has run a while writes
+        // over the log's blocks, as every measured write below then does.
+        for _ in 0..<8 {
+            for writer in [floor, unsynced] {
+                for product in products { _ = try writer.add(product, .withLog) }
+                try writer.clear()
+            }
+            for product in products {
+                _ = try session.call("cart/add", ["viewModel": .string(cart), "productId": .string(product), "quantity": 1])
+            }
+            _ = try session.call("cart/clear", ["viewModel": .string(cart)])
+        }
 
-        let variants = CartWriteFloor.Variant.allCases.map(\.rawValue) + ["server"]
-        var nanoseconds = [String: UInt64](uniqueKeysWithValues: variants.map { ($0, 0) })
+        let withoutLog = CartWriteFloor.Variant.withoutLog.rawValue
+        let withLog = CartWriteFloor.Variant.withLog.rawValue
+        let withReadBack = CartWriteFloor.Variant.withLogAndReadBack.rawValue
+        let unsyncedVariants = CartWriteFloor.Variant.allCases.map { "unsynced-" + $0.rawValue }
+        let variants = [withoutLog, withLog, withReadBack, "server"] + unsyncedVariants
+        var samples = [String: [Double]](uniqueKeysWithValues: variants.map { ($0, []) })
         let blocks = max(1, adds / products.count)
         for block in 0..<blocks {
             for offset in 0..<variants.count {
                 let variant = variants[(block + offset) % variants.count]
-                if let floorVariant = CartWriteFloor.Variant(rawValue: variant) {
-                    for product in products { nanoseconds[variant]! += try floor.add(product, floorVariant) }
-                    try floor.clear()
+                let isUnsynced = variant.hasPrefix("unsynced-")
+                if let floorVariant = CartWriteFloor.Variant(rawValue: isUnsynced ? String(variant.dropFirst(9)) : variant) {
+                    let writer = isUnsynced ? unsynced : floor
+                    for product in products { samples[variant]!.append(Double(try writer.add(product, floorVariant)) / 1e3) }
+                    try writer.clear()
                 } else {
                     for product in products {
-                        nanoseconds[variant]! += try session.call(
-                            "cart/add", ["viewModel": .string(cart), "productId": .string(product), "quantity": 1]).nanoseconds
+                        let reply = try session.call(
+                            "cart/add", ["viewModel": .string(cart), "productId": .string(product), "quantity": 1])
+                        samples[variant]!.append(Double(reply.nanoseconds) / 1e3)
                     }
                     _ = try session.call("cart/clear", ["viewModel": .string(cart)])
                 }
             }
         }
         let peak = try session.child.finish()
-        let writes = Double(blocks * products.count)
-        func rate(_ variant: String) -> Double { writes / (Double(nanoseconds[variant]!) / 1e9) }
-        let without = rate(CartWriteFloor.Variant.withoutLog.rawValue)
-        let with = rate(CartWriteFloor.Variant.withLog.rawValue)
-        return Measurement(
-            name: "log-cost", framing: .ndjson, runs: blocks, count: Int(writes),
-            figures: [
-                ("floorWithoutLog", without, "/s"), ("floorWithLog", with, "/s"), ("ratio", with / without, ""),
-                ("extraUsPerWrite", (1e6 / with) - (1e6 / without), "µs"),
-                ("floorWithReadBack", rate(CartWriteFloor.Variant.withLogAndReadBack.rawValue), "/s"),
-                ("server", rate("server"), "/s one at a time"),
-            ], peakRSSKiB: peak)
+        func rate(_ variant: String) -> Double { Double(samples[variant]!.count) / (samples[variant]!.reduce(0, +) / 1e6) }
+        func p50(_ variant: String) -> Double { median(samples[variant]!) }
+        let count = blocks * products.count
+        return [
+            Measurement(
+                name: "log-cost", framing: .ndjson, runs: blocks, count: count,
+                figures: [
+                    ("floorWithoutLog", rate(withoutLog), "/s"), ("floorWithLog", rate(withLog), "/s"),
+                    ("ratio", rate(withLog) / rate(withoutLog), ""), ("floorWithReadBack", rate(withReadBack), "/s"),
+                    ("server", rate("server"), "/s one at a time"),
+                ], peakRSSKiB: peak),
+            Measurement(
+                name: "log-p50", framing: .ndjson, runs: blocks, count: count,
+                figures: [
+                    ("floorWithoutLog", p50(withoutLog), "µs"), ("floorWithLog", p50(withLog), "µs"),
+                    ("added", p50(withLog) - p50(withoutLog), "µs"), ("floorWithReadBack", p50(withReadBack), "µs"),
+                    ("server", p50("server"), "µs"),
+                ], peakRSSKiB: peak),
+            Measurement(
+                name: "log-nosync", framing: .ndjson, runs: blocks, count: count,
+                figures: [
+                    ("floorWithoutLog", p50(unsyncedVariants[0]), "µs"), ("floorWithLog", p50(unsyncedVariants[1]), "µs"),
+                    ("added", p50(unsyncedVariants[1]) - p50(unsyncedVariants[0]), "µs"),
+                    ("floorWithReadBack", p50(unsyncedVariants[2]), "µs (medians, synchronous=OFF)"),
+                ], peakRSSKiB: peak),
+        ]
     }
 
     /// Pipelined `cart/add` in rounds of 50 (one unit of 50 products, then an untimed clear): all from one
