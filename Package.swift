@@ -88,7 +88,11 @@ let package = Package(
         // Benchmarks over real pipes; prints figures, asserts nothing.
         .executableTarget(
             name: "StorefrontBench",
-            dependencies: ["JSON", "JSONPatch", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "JSON", "JSONPatch", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // GRDB: the storage floor of a durable write, with and without the change log (propagation).
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // The fuzz harness: arbitrary bytes through framing, parsing and dispatch into the real server,
         // then checks of the output (one response per request, valid JSON-RPC, consistent patches).

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds release binaries (the Swift runtime linked statically, as releases ship) and runs storefront-bench:
 # protocol figures in both framings and the shop figures on a 100 000-product catalog (seeded in /tmp on
-# first use). Prints a table; asserts nothing. Extra arguments go to storefront-bench, e.g.
+# first use), and several servers on one file (propagation: one server's change shown by another, the
+# change log's cost per durable write, two writers against one, idle CPU; ~30 s, on new files in /tmp).
+# Prints a table; asserts nothing. Extra arguments go to storefront-bench, e.g.
 #   scripts/bench.sh --mode search,cart --domain-runs 5
+#   scripts/bench.sh --mode propagation --propagation-samples 1000
 #   scripts/bench.sh --json > figures.jsonl
 set -euo pipefail
 cd "$(dirname "$0")/.."

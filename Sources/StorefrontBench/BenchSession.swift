@@ -72,6 +72,62 @@ final class BenchSession {
         }
     }
 
+    /// Writes one request and returns its id, without reading (for measurements that read several servers
+    /// at once: ``takeBuffered()``).
+    @discardableResult
+    func send(_ method: String, _ params: JSONValue) throws -> Int64 {
+        let id = nextID
+        nextID += 1
+        var bytes: [UInt8] = []
+        let message: JSONValue = ["jsonrpc": "2.0", "id": .integer(id), "method": .string(method), "params": params]
+        child.framing.frame(message.serializedString(), into: &bytes)
+        try child.write(bytes)
+        return id
+    }
+
+    /// Writes several requests in one write (pipelined) and returns their ids, without reading.
+    func sendAll(_ requests: [(method: String, params: JSONValue)]) throws -> [Int64] {
+        var bytes: [UInt8] = []
+        let ids = requests.map { request in
+            let id = nextID
+            nextID += 1
+            let message: JSONValue = ["jsonrpc": "2.0", "id": .integer(id), "method": .string(request.method), "params": request.params]
+            child.framing.frame(message.serializedString(), into: &bytes)
+            return id
+        }
+        try child.write(bytes)
+        return ids
+    }
+
+    /// The next message already read from the server (a change is applied to its mirror first), or nil
+    /// when none is complete; ``ServerChild/readAvailable()`` reads more.
+    func takeBuffered() throws -> (message: JSONValue, change: Change?)? {
+        guard let body = try child.takeBufferedMessage() else { return nil }
+        let message: JSONValue
+        do {
+            message = try JSONValue(parsing: Array(body))
+        } catch {
+            throw BenchError(description: "the server wrote bytes that are not JSON: \(String(decoding: body, as: UTF8.self))")
+        }
+        return (message, try apply(message, bodyBytes: body.count))
+    }
+
+    /// Reads from every session in `sessions` as their output arrives, handing each message (changes
+    /// already applied to their mirrors) to `handle` with the index of its session, until `done` holds.
+    static func pump(
+        _ sessions: [BenchSession], until done: () -> Bool,
+        _ handle: (_ index: Int, _ message: JSONValue, _ change: Change?) throws -> Void
+    ) throws {
+        while true {
+            for (index, session) in sessions.enumerated() {
+                while let (message, change) = try session.takeBuffered() { try handle(index, message, change) }
+            }
+            if done() { return }
+            let readable = try ServerChild.pollReadable(sessions.map(\.child))
+            for (index, session) in sessions.enumerated() where readable[index] { try session.child.readAvailable() }
+        }
+    }
+
     /// Reads changes until the mirror of `handle` satisfies `predicate`; returns when that was, on the
     /// monotonic clock (at once if it already does).
     func waitUntil(_ handle: String, _ predicate: (JSONValue) -> Bool) throws -> UInt64 {

@@ -92,6 +92,48 @@ final class ServerChild {
         }
     }
 
+    /// The descriptor the server's output is read from, for polling several servers at once
+    /// (``pollReadable(_:)``).
+    var outputDescriptor: Int32 { output }
+
+    /// Takes the next complete message off what was read so far, without reading; nil when none is
+    /// complete. The body is valid until the next read.
+    func takeBufferedMessage() throws -> ArraySlice<UInt8>? {
+        try takeFrame().map { inbox[$0] }
+    }
+
+    /// Reads what the pipe holds now (after ``pollReadable(_:)`` said it holds something).
+    /// - Throws: when the server closed its output.
+    func readAvailable() throws {
+        guard try readSome() else { throw BenchError(description: "the server closed stdout") }
+    }
+
+    /// Waits until at least one of `children` has output to read; returns which.
+    static func pollReadable(_ children: [ServerChild]) throws -> [Bool] {
+        var descriptors = children.map { pollfd(fd: $0.output, events: Int16(POLLIN), revents: 0) }
+        guard poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) > 0 else {
+            throw BenchError(description: "no server wrote anything within \(timeoutMilliseconds) ms")
+        }
+        return descriptors.map { $0.revents != 0 }
+    }
+
+    /// CPU time the server has used so far (user and system, every thread), in clock ticks
+    /// (`sysconf(_SC_CLK_TCK)` per second), from `/proc/<pid>/stat`.
+    func cpuTicks() throws -> Int {
+        guard let file = fopen("/proc/\(pid)/stat", "r") else { throw BenchError(description: "cannot read /proc/\(pid)/stat") }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 1024)
+        guard fgets(&line, Int32(line.count), file) != nil else { throw BenchError(description: "empty /proc/\(pid)/stat") }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // After the command name (in parentheses, which may hold spaces): state is field 3, utime 14, stime 15.
+        guard let close = text.lastIndex(of: ")") else { throw BenchError(description: "unexpected /proc/\(pid)/stat: \(text)") }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+            throw BenchError(description: "unexpected /proc/\(pid)/stat: \(text)")
+        }
+        return user + system
+    }
+
     /// A `kB` figure of `/proc/<pid>/status`, such as `VmRSS` (resident now) or `VmHWM` (peak resident).
     func memoryKiB(_ field: String) throws -> Int {
         guard let file = fopen("/proc/\(pid)/status", "r") else { throw BenchError(description: "cannot read /proc/\(pid)/status") }

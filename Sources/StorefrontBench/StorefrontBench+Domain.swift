@@ -93,7 +93,6 @@ extension StorefrontBench {
         var peak = 0
         for _ in 0..<domainRuns {
             let copy = try TemporaryDatabase(copying: catalog)
-        defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
             defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
             let session = try domainSession(path, database: copy.path)
             let products = try inStockProducts(session, count: 50)

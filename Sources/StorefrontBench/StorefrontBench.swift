@@ -14,17 +14,22 @@ struct StorefrontBench: ParsableCommand {
             Protocol figures (each framing): start-up to the initialize answer, sequential ping latency, pipelined \
             throughput, and peak memory under a flood of pipelined requests. Shop figures (on a catalog seeded with \
             --products, created on first use): first catalog page, search after its debounce, durable cart/add rate, \
-            the patch of a one-line change in a 100-line cart, and memory with every ViewModel open. Every answer is \
-            checked; nothing is asserted about speed.
+            the patch of a one-line change in a 100-line cart, and memory with every ViewModel open. Several servers \
+            on one file (propagation, on new files of the demo catalog): how soon a change made through one shows in \
+            another, what the change log costs a durable write, pipelined writes through two servers against one, and \
+            the CPU an idle server spends following the log. Every answer is checked; nothing is asserted about speed.
             """
     )
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, load
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, propagation, load
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
+
+        /// Whether the measurement runs on the large catalog (`--products`).
+        var usesCatalog: Bool { !isProtocol && self != .propagation }
 
         /// What runs when no --mode is given: everything but the long reliability load.
         static let standard = allCases.filter { $0 != .load }
@@ -60,6 +65,12 @@ struct StorefrontBench: ParsableCommand {
     @Option(help: "What to measure, comma-separated: \(Mode.allCases.map(\.rawValue).joined(separator: ", ")).")
     var mode = Mode.standard.map(\.rawValue).joined(separator: ",")
 
+    @Option(help: "cart/add calls timed from one server to another's notification (propagation).")
+    var propagationSamples = 300
+
+    @Option(help: "Seconds the idle servers are watched (propagation).")
+    var idleSeconds = 10
+
     @Option(help: "Pipelined pings of the load measurement.")
     var loadPings = 1_000_000
 
@@ -79,8 +90,11 @@ struct StorefrontBench: ParsableCommand {
     var catalogPath: String { catalog ?? "/tmp/storefront-bench-catalog-\(products).sqlite" }
 
     func validate() throws {
-        guard n > 0, warmup >= 0, runs > 0, flood > 0, domainRuns > 0, adds >= 100, products > 0, loadPings > 0, inFlight > 0 else {
-            throw ValidationError("-n, --runs, --flood, --domain-runs and --products must be positive, --adds at least 100, --warmup not negative")
+        guard n > 0, warmup >= 0, runs > 0, flood > 0, domainRuns > 0, adds >= 100, products > 0, loadPings > 0, inFlight > 0,
+              propagationSamples > 0, idleSeconds > 0
+        else {
+            throw ValidationError(
+                "-n, --runs, --flood, --domain-runs, --products, --propagation-samples and --idle-seconds must be positive, --adds at least 100, --warmup not negative")
         }
         _ = try modes()
         _ = try framings()
@@ -98,7 +112,7 @@ struct StorefrontBench: ParsableCommand {
             // The first start creates and seeds the database; measured starts open it, as an editor's do.
             _ = try ServerChild(path: path, framing: .ndjson, arguments: ["--database", database]).finish()
         }
-        if selected.contains(where: { !$0.isProtocol }) { try prepareCatalog(path) }
+        if selected.contains(where: \.usesCatalog) { try prepareCatalog(path) }
         if !json {
             print("storefront-bench: \(path); n \(n), warmup \(warmup), runs \(runs); shop: \(products) products, runs \(domainRuns)")
             print(Measurement.tableHeader)
@@ -114,6 +128,7 @@ struct StorefrontBench: ParsableCommand {
             case .cart: try cartAdding(path, catalog: catalogPath)
             case .patch: try patchSize(path, catalog: catalogPath)
             case .memory: try memory(path, catalog: catalogPath)
+            case .propagation: try propagation(path)
             case .load: try load(path, database: database)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }

@@ -8,9 +8,12 @@
             print(line["name"], line_total(line))  # unitPrice × quantity, exact in minor units
 """
 
-from .client import Client
-from .errors import ConnectionClosed, StorefrontError
+from .client import STORING_ACTIONS, Client
+from .errors import ConnectionClosed, RequestTimeout, StorefrontError
 from .mirror import Mirror
 from .money import format_minor_units, line_total, minor_units
 
-__all__ = ["Client", "ConnectionClosed", "Mirror", "StorefrontError", "format_minor_units", "line_total", "minor_units"]
+__all__ = [
+    "Client", "ConnectionClosed", "Mirror", "RequestTimeout", "STORING_ACTIONS", "StorefrontError", "format_minor_units",
+    "line_total", "minor_units",
+]

@@ -6,9 +6,10 @@ import asyncio
 import itertools
 import json
 import os
+import uuid
 from typing import Any, Awaitable, Literal, Sequence
 
-from .errors import ConnectionClosed, StorefrontError
+from .errors import ConnectionClosed, RequestTimeout, StorefrontError
 from .mirror import Mirror
 
 ViewModelType = Literal["catalog", "productDetail", "productForm", "cart", "dashboard"]
@@ -18,6 +19,19 @@ FormField = Literal["name", "description", "price", "category"]
 
 #: Largest line read from the server (its default message limit is 16 MiB).
 _LINE_LIMIT = 64 * 1024 * 1024
+
+#: The actions that store a change, per ViewModel type: the ones that take an `idempotencyKey` (the server's
+#: `rpc.discover` says the same; a test keeps the two equal). The client gives each call a new key unless
+#: the caller passes one, so that a resend is never applied twice.
+STORING_ACTIONS: dict[str, frozenset[str]] = {
+    "cart": frozenset({"add", "setQuantity", "remove", "clear", "checkout"}),
+    "productDetail": frozenset({"addToCart", "toggleFavorite"}),
+    "productForm": frozenset({"submit"}),
+    "catalog": frozenset({"deleteSelected"}),
+}
+
+#: How many times a storing action is resent after a timeout, unless the call says otherwise.
+DEFAULT_RETRIES = 3
 
 
 class Client:
@@ -32,6 +46,8 @@ class Client:
         self.grace_period = grace_period
         self.initialize_result: dict | None = None
         self._ids = itertools.count(1)
+        #: How many times a storing action was resent after a timeout (with the same idempotency key).
+        self.resends = 0
         self._pending: dict[int, asyncio.Future] = {}
         self._mirrors: dict[str, Mirror] = {}
         self._early: dict[str, list[dict]] = {}
@@ -117,13 +133,23 @@ class Client:
 
     # -- JSON-RPC --------------------------------------------------------------------------------
 
-    async def request(self, method: str, params: Any = None) -> Any:
+    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
         """Sends a request and returns its result.
+
+        Args:
+            timeout: seconds to wait for the answer (default: as long as it takes). After it the request is
+                given up: its answer, should it come, is dropped. The server is not asked to cancel it (see
+                :meth:`action` for resending a storing action safely).
 
         Raises:
             StorefrontError: the server answered an error.
             ConnectionClosed: the server went away first.
+            RequestTimeout: no answer within `timeout`.
         """
+        return await self._attempt(method, params, timeout, sent=[])
+
+    async def _attempt(self, method: str, params: Any, timeout: float | None, sent: list[int]) -> Any:
+        """One request; its id is appended to `sent` once written."""
         self._raise_if_closed()
         request_id = next(self._ids)
         future: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -133,7 +159,13 @@ class Client:
             message["params"] = params
         try:
             await self._write(message)
-            return await future
+            sent.append(request_id)
+            if timeout is None:
+                return await future
+            try:
+                return await asyncio.wait_for(future, timeout)
+            except asyncio.TimeoutError:
+                raise RequestTimeout(method, timeout, attempts=1) from None
         except asyncio.CancelledError:
             # Tell the server too, so a long action stops; its -32800 answer is then ignored.
             if self._pending.pop(request_id, None) is not None and not self._closed:
@@ -141,6 +173,75 @@ class Client:
             raise
         finally:
             self._pending.pop(request_id, None)
+
+    async def action(
+        self, view_model: Mirror, name: str, args: dict[str, Any] | None = None, *,
+        idempotency_key: str | None = None, expected_version: int | None = None,
+        timeout: float | None = None, retries: int | None = None,
+    ) -> dict:
+        """Runs the action `<type>/<name>` on `view_model`; returns its result (`{version, ...}`).
+
+        A storing action (:data:`STORING_ACTIONS`) carries an `idempotencyKey`: `idempotency_key`, else a new
+        one (a UUID). With a `timeout`, an attempt not answered within it is given up and the same request is
+        sent again with the same key and a new id, up to `retries` times: the server applies a key once, and
+        answers a resend of a change it already stored from its record, `{"version": ..., "replayed": True,
+        ...}` (for a checkout, with the same `orderId`), which counts as success. Attempts given up are not
+        cancelled: a cancel could stop a change the server was about to store, and a server slower than the
+        timeout would then never store it.
+
+        Args:
+            view_model: the open ViewModel.
+            name: the action, e.g. `"add"`.
+            args: the action's params besides `viewModel`, as the protocol names them (`productId`, ...).
+            idempotency_key: the key of a storing action (at most 128 characters), e.g. the key of a call
+                that raised :class:`RequestTimeout` or :class:`ConnectionClosed`, to learn what became of it.
+            expected_version: the ViewModel version the caller acted on; a ViewModel that moved on refuses
+                with -32004 (:attr:`StorefrontError.current_version`) and nothing changes.
+            timeout: seconds each attempt waits for its answer (default: as long as it takes). An action that
+                stores nothing is not resent (a second toggle would undo the first).
+            retries: resends of a storing action after a timeout (default :data:`DEFAULT_RETRIES`).
+
+        Raises:
+            StorefrontError: the server refused the action (e.g. `idempotencyKeyReused`: the key was used
+                for other params) or could not perform it.
+            RequestTimeout: no attempt was answered in time (`idempotency_key` tells the key).
+            ConnectionClosed: the server went away first (`idempotency_key` tells the key).
+            ValueError: an `idempotency_key` for an action that stores nothing.
+        """
+        method = f"{view_model.type}/{name}"
+        params: dict[str, Any] = {"viewModel": view_model.handle, **(args or {})}
+        if expected_version is not None:
+            params["expectedVersion"] = expected_version
+        if name not in STORING_ACTIONS.get(view_model.type, ()):
+            if idempotency_key is not None:
+                raise ValueError(f"{method} stores nothing: it takes no idempotency key")
+            return await self.request(method, params, timeout=timeout)
+        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        params["idempotencyKey"] = key
+        retries = DEFAULT_RETRIES if retries is None else retries
+        sent: list[int] = []
+        given_up: list[int] = []
+        try:
+            while True:
+                try:
+                    return await self._attempt(method, params, timeout, sent)
+                except RequestTimeout:
+                    given_up.append(sent[-1])
+                    if len(sent) > retries:
+                        raise RequestTimeout(method, timeout, len(sent), key) from None
+                    self.resends += 1
+        except StorefrontError as error:
+            error.attempts = len(sent)
+            raise
+        except ConnectionClosed as error:
+            error.idempotency_key = key
+            raise
+        except asyncio.CancelledError:
+            # _attempt cancels the attempt it was waiting for; the ones given up earlier may still run.
+            if not self._closed:
+                for request_id in given_up:
+                    self._spawn(self.notify("$/cancelRequest", {"id": request_id}))
+            raise
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification (never answered)."""
@@ -275,99 +376,144 @@ class Client:
     # Replaceable intents (catalog search/setCategory/setSort/refresh/loadMore, the refresh of a product,
     # form or cart, dashboard reload/reloadSection) answer `{version, superseded: True}` when a newer one
     # replaced them: a normal result, not an error (the state shows the newer one's outcome).
+    #
+    # Every action takes `expected_version` (see `action`). The storing ones (`STORING_ACTIONS`) also take
+    # `idempotency_key` (a new one per call by default), `timeout` and `retries`: a timed-out attempt is
+    # resent with the same key, so the change is applied once, and a resend the server answers from its
+    # record (`{"replayed": True, ...}`) counts as success.
 
-    async def catalog_refresh(self, catalog: Mirror) -> dict:
+    async def catalog_refresh(self, catalog: Mirror, *, expected_version: int | None = None) -> dict:
         """Reloads the first page (the retry after a failed load)."""
-        return await catalog.action("refresh")
+        return await catalog.action("refresh", expected_version=expected_version)
 
-    async def catalog_search(self, catalog: Mirror, query: str) -> dict:
+    async def catalog_search(self, catalog: Mirror, query: str, *, expected_version: int | None = None) -> dict:
         """Sets the query at once (`phase` is `loading`) and searches after 300 ms of quiet."""
-        return await catalog.action("search", query=query)
+        return await catalog.action("search", query=query, expected_version=expected_version)
 
-    async def catalog_set_category(self, catalog: Mirror, category: str | None) -> dict:
-        return await catalog.action("setCategory", category=category)
+    async def catalog_set_category(self, catalog: Mirror, category: str | None, *,
+                                   expected_version: int | None = None) -> dict:
+        return await catalog.action("setCategory", category=category, expected_version=expected_version)
 
-    async def catalog_set_sort(self, catalog: Mirror, sort: Sort) -> dict:
-        return await catalog.action("setSort", sort=sort)
+    async def catalog_set_sort(self, catalog: Mirror, sort: Sort, *, expected_version: int | None = None) -> dict:
+        return await catalog.action("setSort", sort=sort, expected_version=expected_version)
 
-    async def catalog_load_more(self, catalog: Mirror) -> dict:
+    async def catalog_load_more(self, catalog: Mirror, *, expected_version: int | None = None) -> dict:
         """Appends the next page. A failure shows in `loadMorePhase` (`"failed"`) and `loadMoreError`,
         the list staying `loaded`; calling again retries."""
-        return await catalog.action("loadMore")
+        return await catalog.action("loadMore", expected_version=expected_version)
 
-    async def catalog_toggle_selection(self, catalog: Mirror, product_id: str) -> dict:
-        return await catalog.action("toggleSelection", productId=product_id)
+    async def catalog_toggle_selection(self, catalog: Mirror, product_id: str, *,
+                                       expected_version: int | None = None) -> dict:
+        return await catalog.action("toggleSelection", productId=product_id, expected_version=expected_version)
 
-    async def catalog_select_all(self, catalog: Mirror) -> dict:
-        return await catalog.action("selectAll")
+    async def catalog_select_all(self, catalog: Mirror, *, expected_version: int | None = None) -> dict:
+        return await catalog.action("selectAll", expected_version=expected_version)
 
-    async def catalog_clear_selection(self, catalog: Mirror) -> dict:
-        return await catalog.action("clearSelection")
+    async def catalog_clear_selection(self, catalog: Mirror, *, expected_version: int | None = None) -> dict:
+        return await catalog.action("clearSelection", expected_version=expected_version)
 
-    async def catalog_delete_selected(self, catalog: Mirror) -> dict:
-        return await catalog.action("deleteSelected")
+    async def catalog_delete_selected(self, catalog: Mirror, *, idempotency_key: str | None = None,
+                                      expected_version: int | None = None, timeout: float | None = None,
+                                      retries: int | None = None) -> dict:
+        """Deletes the selected products (stores; see :meth:`action` for the keyword arguments)."""
+        return await catalog.action("deleteSelected", idempotency_key=idempotency_key,
+                                    expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def product_refresh(self, detail: Mirror) -> dict:
+    async def product_refresh(self, detail: Mirror, *, expected_version: int | None = None) -> dict:
         """Loads the product, its favourite mark and the cart's units again (the retry after a failure)."""
-        return await detail.action("refresh")
+        return await detail.action("refresh", expected_version=expected_version)
 
-    async def product_toggle_favorite(self, detail: Mirror) -> dict:
-        """Refused (`loadFailed`, `details.content == "favorites"`) while `isFavorite` is unknown
-        (`None`, `canToggleFavorite` false)."""
-        return await detail.action("toggleFavorite")
+    async def product_toggle_favorite(self, detail: Mirror, *, idempotency_key: str | None = None,
+                                      expected_version: int | None = None, timeout: float | None = None,
+                                      retries: int | None = None) -> dict:
+        """Marks or unmarks the product as a favourite (stores). Refused (`loadFailed`, `details.content ==
+        "favorites"`) while `isFavorite` is unknown (`None`, `canToggleFavorite` false). A key names one
+        toggle: a resend of it never toggles back."""
+        return await detail.action("toggleFavorite", idempotency_key=idempotency_key,
+                                   expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def product_increment_quantity(self, detail: Mirror) -> dict:
-        return await detail.action("incrementQuantity")
+    async def product_increment_quantity(self, detail: Mirror, *, expected_version: int | None = None) -> dict:
+        return await detail.action("incrementQuantity", expected_version=expected_version)
 
-    async def product_decrement_quantity(self, detail: Mirror) -> dict:
-        return await detail.action("decrementQuantity")
+    async def product_decrement_quantity(self, detail: Mirror, *, expected_version: int | None = None) -> dict:
+        return await detail.action("decrementQuantity", expected_version=expected_version)
 
-    async def product_add_to_cart(self, detail: Mirror) -> dict:
-        return await detail.action("addToCart")
+    async def product_add_to_cart(self, detail: Mirror, *, idempotency_key: str | None = None,
+                                  expected_version: int | None = None, timeout: float | None = None,
+                                  retries: int | None = None) -> dict:
+        """Adds the chosen quantity to the cart (stores)."""
+        return await detail.action("addToCart", idempotency_key=idempotency_key,
+                                   expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def form_set_field(self, form: Mirror, field: FormField, value: str) -> dict:
-        return await form.action("setField", field=field, value=value)
+    async def form_set_field(self, form: Mirror, field: FormField, value: str, *,
+                             expected_version: int | None = None) -> dict:
+        return await form.action("setField", field=field, value=value, expected_version=expected_version)
 
-    async def form_submit(self, form: Mirror) -> dict:
-        """Refused `validationFailed` (every field error then shows in `state["errors"]`),
-        `alreadySubmitting`, or `alreadySubmitted` after a success until a field changes or a reset."""
-        return await form.action("submit")
+    async def form_submit(self, form: Mirror, *, idempotency_key: str | None = None,
+                          expected_version: int | None = None, timeout: float | None = None,
+                          retries: int | None = None) -> dict:
+        """Creates the product (stores). Refused `validationFailed` (every field error then shows in
+        `state["errors"]`), `alreadySubmitting`, or `alreadySubmitted` after a success until a field
+        changes or a reset."""
+        return await form.action("submit", idempotency_key=idempotency_key,
+                                 expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def form_reset(self, form: Mirror) -> dict:
-        return await form.action("reset")
+    async def form_reset(self, form: Mirror, *, expected_version: int | None = None) -> dict:
+        return await form.action("reset", expected_version=expected_version)
 
-    async def form_refresh(self, form: Mirror) -> dict:
+    async def form_refresh(self, form: Mirror, *, expected_version: int | None = None) -> dict:
         """Loads the categories again (the retry after a failed load)."""
-        return await form.action("refresh")
+        return await form.action("refresh", expected_version=expected_version)
 
-    async def cart_add(self, cart: Mirror, product_id: str, quantity: int = 1) -> dict:
-        return await cart.action("add", productId=product_id, quantity=quantity)
+    async def cart_add(self, cart: Mirror, product_id: str, quantity: int = 1, *,
+                       idempotency_key: str | None = None, expected_version: int | None = None,
+                       timeout: float | None = None, retries: int | None = None) -> dict:
+        """Adds units of a product, merging with its line (stores)."""
+        return await cart.action("add", productId=product_id, quantity=quantity, idempotency_key=idempotency_key,
+                                 expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def cart_set_quantity(self, cart: Mirror, product_id: str, quantity: int) -> dict:
-        """Quantity 0 removes the line."""
-        return await cart.action("setQuantity", productId=product_id, quantity=quantity)
+    async def cart_set_quantity(self, cart: Mirror, product_id: str, quantity: int, *,
+                                idempotency_key: str | None = None, expected_version: int | None = None,
+                                timeout: float | None = None, retries: int | None = None) -> dict:
+        """Sets a line's quantity; 0 removes the line (stores)."""
+        return await cart.action("setQuantity", productId=product_id, quantity=quantity,
+                                 idempotency_key=idempotency_key, expected_version=expected_version,
+                                 timeout=timeout, retries=retries)
 
-    async def cart_remove(self, cart: Mirror, product_id: str) -> dict:
-        return await cart.action("remove", productId=product_id)
+    async def cart_remove(self, cart: Mirror, product_id: str, *, idempotency_key: str | None = None,
+                          expected_version: int | None = None, timeout: float | None = None,
+                          retries: int | None = None) -> dict:
+        """Removes a line (stores)."""
+        return await cart.action("remove", productId=product_id, idempotency_key=idempotency_key,
+                                 expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def cart_clear(self, cart: Mirror) -> dict:
-        return await cart.action("clear")
+    async def cart_clear(self, cart: Mirror, *, idempotency_key: str | None = None,
+                         expected_version: int | None = None, timeout: float | None = None,
+                         retries: int | None = None) -> dict:
+        """Empties the cart (stores)."""
+        return await cart.action("clear", idempotency_key=idempotency_key,
+                                 expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def cart_checkout(self, cart: Mirror) -> dict:
-        """Returns `{version, orderId}` on success. `checkoutPhase` and `lastOrder` stay until the cart
-        changes again (then `"idle"` and `None`)."""
-        return await cart.action("checkout")
+    async def cart_checkout(self, cart: Mirror, *, idempotency_key: str | None = None,
+                            expected_version: int | None = None, timeout: float | None = None,
+                            retries: int | None = None) -> dict:
+        """Places the order (stores); returns `{version, orderId}` on success, and a resend of a checkout
+        already placed the same `orderId` with `replayed: True`. `checkoutPhase` and `lastOrder` stay until
+        the cart changes again (then `"idle"` and `None`)."""
+        return await cart.action("checkout", idempotency_key=idempotency_key,
+                                 expected_version=expected_version, timeout=timeout, retries=retries)
 
-    async def cart_refresh(self, cart: Mirror) -> dict:
+    async def cart_refresh(self, cart: Mirror, *, expected_version: int | None = None) -> dict:
         """Loads the cart again (the retry after a failed load)."""
-        return await cart.action("refresh")
+        return await cart.action("refresh", expected_version=expected_version)
 
-    async def cart_dismiss_notices(self, cart: Mirror) -> dict:
+    async def cart_dismiss_notices(self, cart: Mirror, *, expected_version: int | None = None) -> dict:
         """Forgets `state["notices"]`: the lines that went because their product was deleted."""
-        return await cart.action("dismissNotices")
+        return await cart.action("dismissNotices", expected_version=expected_version)
 
-    async def dashboard_reload(self, dashboard: Mirror) -> dict:
-        return await dashboard.action("reload")
+    async def dashboard_reload(self, dashboard: Mirror, *, expected_version: int | None = None) -> dict:
+        return await dashboard.action("reload", expected_version=expected_version)
 
-    async def dashboard_reload_section(self, dashboard: Mirror, section: Section) -> dict:
-        return await dashboard.action("reloadSection", section=section)
+    async def dashboard_reload_section(self, dashboard: Mirror, section: Section, *,
+                                       expected_version: int | None = None) -> dict:
+        return await dashboard.action("reloadSection", section=section, expected_version=expected_version)

@@ -9,13 +9,20 @@ class StorefrontError(Exception):
     """A JSON-RPC error answered by the server.
 
     Attributes:
-        code: the JSON-RPC error code (-32001 refused, -32003 failed, -32602 invalid params, ...).
+        code: the JSON-RPC error code (-32001 refused, -32003 failed, -32004 version conflict, -32602 invalid
+            params, ...).
         message: the server's message, for people.
         data: the error's `data` member, or `None`.
+        attempts: how many times the request was sent (more than 1 when a storing action was resent after a
+            timeout). A version conflict (-32004) answered to a resend may mean that an earlier attempt was
+            stored and moved the version itself: the server checks `expectedVersion` before the key.
     """
+
+    attempts: int = 1
 
     REFUSED = -32001
     FAILED = -32003
+    VERSION_CONFLICT = -32004
     SERVER_NOT_INITIALIZED = -32002
     REQUEST_CANCELLED = -32800
     PARSE_ERROR = -32700
@@ -49,10 +56,45 @@ class StorefrontError(Exception):
         return bool(self.data.get("retryable")) if isinstance(self.data, dict) else False
 
     @property
+    def current_version(self) -> int | None:
+        """`data.currentVersion` of a version conflict (-32004): the version the ViewModel is at, where the
+        call's `expected_version` named an older one (nothing changed)."""
+        return self.data.get("currentVersion") if isinstance(self.data, dict) else None
+
+    @property
     def parameter(self) -> str | None:
         """`data.parameter` of an invalid-params (-32602) error, such as `"args.productId"`."""
         return self.data.get("parameter") if isinstance(self.data, dict) else None
 
 
 class ConnectionClosed(ConnectionError):
-    """The server process ended (or the client was closed) before answering."""
+    """The server process ended (or the client was closed) before answering.
+
+    Attributes:
+        idempotency_key: the key of the storing action that was waiting (generated or given), or `None`.
+            The change may or may not have been stored: call it again with this key (from a new client on
+            the same database) to have it applied once, or answered `{"replayed": True}` if it was.
+    """
+
+    idempotency_key: str | None = None
+
+
+class RequestTimeout(TimeoutError):
+    """No answer came within the call's `timeout`, to the request or to any of its resends.
+
+    The attempts were given up, not cancelled: a change may still be stored after this is raised. Calling
+    again with `idempotency_key` applies it at most once.
+
+    Attributes:
+        method: the JSON-RPC method.
+        timeout: the seconds each attempt waited.
+        attempts: how many times the request was sent (1 + resends).
+        idempotency_key: the key every attempt carried, or `None` for a call that stores nothing (never resent).
+    """
+
+    def __init__(self, method: str, timeout: float, attempts: int, idempotency_key: str | None = None):
+        super().__init__(f"{method}: no answer within {timeout} s ({attempts} attempt{'s' if attempts != 1 else ''})")
+        self.method = method
+        self.timeout = timeout
+        self.attempts = attempts
+        self.idempotency_key = idempotency_key

@@ -54,9 +54,13 @@ class Mirror:
             return self.state
         return await asyncio.wait_for(wait(), timeout)
 
-    async def action(self, name: str, **args: Any) -> dict:
-        """Runs `<type>/<name>` on this ViewModel; returns the result (`{version, ...}`)."""
-        return await self.client.request(f"{self.type}/{name}", {"viewModel": self.handle, **args})
+    async def action(self, name: str, *, idempotency_key: str | None = None, expected_version: int | None = None,
+                     timeout: float | None = None, retries: int | None = None, **args: Any) -> dict:
+        """Runs `<type>/<name>` on this ViewModel with `args` as its params (named as the protocol names
+        them: `productId=...`); returns the result (`{version, ...}`). The keyword arguments are
+        :meth:`Client.action`'s: a storing action gets an idempotency key and is resent after a timeout."""
+        return await self.client.action(self, name, args, idempotency_key=idempotency_key,
+                                        expected_version=expected_version, timeout=timeout, retries=retries)
 
     async def refresh(self) -> None:
         """Replaces the state with `viewModel/get`'s answer (what a gap triggers on its own)."""
