@@ -44,6 +44,15 @@ final class ChangeFeed {
     /// reading it back (and `earlier` for other entries of the same transaction); returns once they are
     /// published.
     func committed(_ seq: Int64, _ events: [ShopEvent], earlier: [Int64: [ShopEvent]] = [:]) async {
+        // The common case, one process writing: its entries are the next ones, published without reading
+        // the log back.
+        let first = seq - Int64(earlier.count)
+        if !isCatchingUp, first == position + 1, earlier.keys.sorted() == Array(first..<seq) {
+            for entrySeq in first..<seq { for event in earlier[entrySeq]! { self.events.publish(event) } }
+            for event in events { self.events.publish(event) }
+            position = seq
+            return
+        }
         known.merge(earlier) { _, new in new }
         known[seq] = events
         await catchUp(through: seq)

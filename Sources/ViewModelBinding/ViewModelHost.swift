@@ -119,12 +119,11 @@ public final class ViewModelHost<Environment> {
             handler: .task { [unowned self] request in
                 let entry = try self.entry(for: request, type: definition.type)
                 let control = try request.decodeParams(ActionControl.self)
-                if let expected = control.expectedVersion {
-                    self.flushDirty(force: true)
-                    guard expected == entry.version else { throw RPCError.versionConflict(expected: expected, current: entry.version) }
-                }
                 var key: IdempotencyKey?
-                if action.stores, let text = control.idempotencyKey {
+                if let text = control.idempotencyKey {
+                    guard action.stores else {
+                        throw RPCError.invalidParams(parameter: "idempotencyKey", reason: "is only taken by actions that store something")
+                    }
                     guard (1...IdempotencyKey.maximumLength).contains(text.count) else {
                         throw RPCError.invalidParams(
                             parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
@@ -141,6 +140,12 @@ public final class ViewModelHost<Environment> {
                         return .object(result)
                     }
                     key = IdempotencyKey(key: text, fingerprint: fingerprint)
+                }
+                // After the key: a resend of a change already stored is answered as such, though that change
+                // moved the version on.
+                if let expected = control.expectedVersion {
+                    self.flushDirty(force: true)
+                    guard expected == entry.version else { throw RPCError.versionConflict(expected: expected, current: entry.version) }
                 }
                 let extras: [String: JSONValue]
                 do {

@@ -87,6 +87,13 @@ struct OneTruthTests {
         let add: JSONValue = ["viewModel": .string(cartA), "productId": "p-0003", "quantity": 2, "idempotencyKey": "add-1"]
         #expect(try a.result("cart/add", add)["replayed"] == nil)
         #expect(try a.result("cart/add", add)["replayed"] == true)
+        // A resend that also names the version it acted on is still answered as a replay.
+        let version = try a.get(cartA).version
+        var stale = try #require(add.objectValue)
+        stale["expectedVersion"] = .integer(version - 1)
+        #expect(try a.result("cart/add", .object(stale))["replayed"] == true)
+        let notStoring = try a.call("cart/dismissNotices", ["viewModel": .string(cartA), "idempotencyKey": "x"])
+        #expect(notStoring["error"]?["data"]?["parameter"] == "idempotencyKey", "\(notStoring)")
         let reused = try a.call("cart/add", ["viewModel": .string(cartA), "productId": "p-0004", "quantity": 1, "idempotencyKey": "add-1"])
         #expect(reused["error"]?["data"]?["reason"] == "idempotencyKeyReused", "\(reused)")
         let checkout = try a.result("cart/checkout", ["viewModel": .string(cartA), "idempotencyKey": "pay-1"])
