@@ -41,14 +41,22 @@ final class TemporaryDatabase {
     }
 }
 
-/// Runs `arguments` (the first one an executable path) with the same stdio and waits for it; a non-zero
-/// exit throws.
-func runToCompletion(_ arguments: [String]) throws {
+/// Starts `arguments` (the first one an executable path) with `actions` applied to its descriptors (nil:
+/// the same stdio): the one way the benchmark starts a process.
+/// - Returns: the child's pid.
+func spawn(_ arguments: [String], actions: UnsafePointer<posix_spawn_file_actions_t>? = nil) throws -> pid_t {
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var child: pid_t = 0
-    let status = posix_spawn(&child, arguments[0], nil, nil, argv, environ)
+    let status = posix_spawn(&child, arguments[0], actions, nil, argv, environ)
     guard status == 0 else { throw BenchError(description: "cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    return child
+}
+
+/// Runs `arguments` (the first one an executable path) with the same stdio and waits for it; a non-zero
+/// exit throws.
+func runToCompletion(_ arguments: [String]) throws {
+    let child = try spawn(arguments)
     var exit: Int32 = 0
     while waitpid(child, &exit, 0) < 0 && errno == EINTR {}
     guard exit == 0 else { throw BenchError(description: "\(arguments.joined(separator: " ")) ended with status \(exit)") }

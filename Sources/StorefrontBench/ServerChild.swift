@@ -43,18 +43,17 @@ final class ServerChild {
         posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
         let arguments: [String] = [path, "serve", "--framing", framing.rawValue] + extraArguments
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, path, &actions, nil, argv, environ)
-        close(toChild[0])
-        close(fromChild[1])
-        guard status == 0 else {
+        defer {
+            close(toChild[0])
+            close(fromChild[1])
+        }
+        do {
+            pid = try spawn(arguments, actions: &actions)
+        } catch {
             close(toChild[1])
             close(fromChild[0])
-            throw BenchError(description: "cannot start \(path): \(String(cString: strerror(status)))")
+            throw error
         }
-        pid = child
         input = toChild[1]
         output = fromChild[0]
         for descriptor in [input, output] { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) }
