@@ -279,8 +279,8 @@ def test_a_favourites_outage_shows_the_product_with_its_favourite_unknown(faulty
     browser.find_element(By.ID, "add-to-cart").click()
     until(browser, lambda d: text(d, "#detail-in-cart") == "2 in your cart", "the units in the cart")
     assert browser.execute_script("return byType.productDetail.state.maxQuantity") == 3
-    # After the add's success the favourite is still unknown: the page still says so, with the retry.
-    assert "favourite is unknown" in text(browser, "#detail-problem")
+    # After the add's success the favourite is still unknown: the page still says why, with the retry.
+    assert "The favorites service is unavailable" in text(browser, "#detail-problem")
     OUT.mkdir(exist_ok=True)
     browser.find_element(By.ID, "detail").screenshot(str(OUT / "product-panel.png"))
 
