@@ -33,4 +33,27 @@ struct PipelinedOrderTests {
         let failed = answered.filter { $0.value["result"] == nil }.sorted { $0.key < $1.key }
         #expect(failed.isEmpty, "first failure: \(failed.first.map { "\($0.value)" } ?? "")")
     }
+
+    /// The same with an idempotency key on each change, on a file (several readers): a keyed action looks
+    /// its key up before it runs, and those lookups end in any order.
+    @Test func keyedCartChangesSentAtOnceApplyInOrder() throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        // Unkeyed ones between them must wait for the keyed ones before them too.
+        let calls: [(method: String, params: JSONValue)] = (0..<2_000).map { index in
+            let product = JSONValue.string("p-\(String(10_001 + (index / 2) % 7).dropFirst())")
+            var params: JSONValue = index % 2 == 0
+                ? ["viewModel": .string(cart), "productId": product, "quantity": 1]
+                : ["viewModel": .string(cart), "productId": product, "quantity": 0]
+            if index % 5 != 4 { params = .object(params.objectValue!.merging(["idempotencyKey": .string("order-\(index)")]) { $1 }) }
+            return (index % 2 == 0 ? "cart/add" : "cart/setQuantity", params)
+        }
+        let ids = try client.send(calls)
+        let failed = try ids.map { try client.response(to: $0) }.filter { $0["result"] == nil }
+        #expect(failed.count == 0, "\(failed.count) of \(ids.count) failed; first: \(failed.first.map { "\($0)" } ?? "")")
+    }
 }
