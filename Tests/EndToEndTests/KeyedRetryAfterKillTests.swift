@@ -120,7 +120,7 @@ struct KeyedRetryAfterKillTests {
                 // those requests were handled, and their resends must answer from the stored keys.
                 let answers = try ids.map { try client.response(to: $0) }
                 for (index, answer) in zip(batch, answers) where Int.random(in: 0..<2, using: &random) == 0 {
-                    try Self.take(answer, for: index, requests: &requests, tally: &tally, seed: seed)
+                    try Self.take(answer, for: index, requests: &requests, tally: &tally, seed: seed, shown: client.mirrors[cart]?.state)
                 }
                 tally.droppedAnswers += batch.filter { requests[$0].outcome == nil }.count
             default:
@@ -128,7 +128,7 @@ struct KeyedRetryAfterKillTests {
                 for _ in 0..<Int.random(in: 0...ids.count, using: &random) { try client.receiveOne() }
                 for (index, id) in zip(batch, ids) {
                     if let answer = client.takeResponse(id) {
-                        try Self.take(answer, for: index, requests: &requests, tally: &tally, seed: seed)
+                        try Self.take(answer, for: index, requests: &requests, tally: &tally, seed: seed, shown: client.mirrors[cart]?.state)
                     }
                 }
                 tally.inFlightAtKill += batch.filter { requests[$0].outcome == nil }.count
@@ -160,8 +160,12 @@ struct KeyedRetryAfterKillTests {
             case .checkout: orderIds.append(orderId ?? "none")
             }
         }
-        #expect(orderIds.count == Set(orderIds).count, "two checkouts answered with the same order: \(orderIds.sorted())")
-        #expect(Set(stored.orders.keys) == Set(orderIds), "orders \(stored.orders.keys.sorted()), answered \(orderIds.sorted()) (seed \(seed))")
+        let twice = Dictionary(grouping: orderIds) { $0 }.filter { $0.value.count > 1 }.keys.sorted()
+        #expect(twice.isEmpty, "checkouts answered with the same order: \(twice) (seed \(seed))")
+        #expect(Set(stored.orders.keys) == Set(orderIds), """
+            orders no checkout was answered with: \(Set(stored.orders.keys).subtracting(orderIds).sorted()); \
+            orders answered but not stored: \(Set(orderIds).subtracting(stored.orders.keys).sorted()) (seed \(seed))
+            """)
         let ordered = stored.orderedUnits
         for product in pool {
             #expect(added[product, default: 0] == ordered[product, default: 0] + stored.cart[product, default: 0], """
@@ -187,19 +191,21 @@ struct KeyedRetryAfterKillTests {
         let ids = try client.send(batch.map { requests[$0].call(on: cart) })
         for index in batch { requests[index].sends += 1 }
         for (index, id) in zip(batch, ids) {
-            try take(try client.response(to: id), for: index, requests: &requests, tally: &tally, seed: seed)
+            try take(try client.response(to: id), for: index, requests: &requests, tally: &tally, seed: seed, shown: client.mirrors[cart]?.state)
         }
     }
 
-    /// Takes an answer the client saw.
-    private static func take(_ answer: JSONValue, for index: Int, requests: inout [KeyedRequest], tally: inout Tally, seed: UInt64) throws {
+    /// Takes an answer the client saw (`shown`: the cart's state then, for the failure messages).
+    private static func take(_ answer: JSONValue, for index: Int, requests: inout [KeyedRequest], tally: inout Tally, seed: UInt64, shown: JSONValue? = nil) throws {
         let request = requests[index]
         if let result = answer["result"] {
             let replayed = result["replayed"] == true
             // A key sent once has nothing stored to replay.
             try #require(!replayed || request.sends > 1, "\(request.key) answered replayed on its first send: \(answer) (seed \(seed))")
             let orderId = result["orderId"]?.stringValue
-            if case .checkout = request.kind { try #require(orderId != nil, "\(request.key): a checkout without an order: \(answer)") }
+            if case .checkout = request.kind {
+                #expect(orderId != nil, "\(request.key): a checkout answered without its order: \(answer); the cart showed \(shown ?? .null) (seed \(seed))")
+            }
             requests[index].outcome = .applied(replayed: replayed, orderId: orderId)
             if request.sends > 1 {
                 if replayed { tally.replayedResends += 1 } else { tally.freshResends += 1 }
