@@ -27,7 +27,7 @@ public final class CartViewModel {
     @ObservationIgnored private var checkoutEndRevision: Int64?
     @ObservationIgnored private let load = ReplaceableLoad()
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var checkoutTask: Task<(any Error)?, Never>?
+    @ObservationIgnored private var checkoutTask: Task<Result<Order?, any Error>, Never>?
     @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
     @ObservationIgnored private var nextChangeId = 0
 
@@ -123,11 +123,15 @@ public final class CartViewModel {
     }
 
     /// Places the order through the order service; on success `lastOrder` holds it and the cart is empty.
+    /// - Returns: The order placed, or nil when the checkout failed operationally (`checkoutPhase`
+    ///   `failed`). Returned rather than read from `lastOrder` afterwards: a change that comes meanwhile
+    ///   starts a new checkout story, which clears `lastOrder` before this returns.
     /// - Throws: ``ShopError`` `notReady` while loading, `loadFailed` when the cart could not be loaded,
     ///   `emptyCart`, `alreadySubmitting`, or the order service's refusal (such as `quantityExceedsStock`
     ///   naming the line in `details.productId`); nothing changes. Operational failures show as
     ///   `checkoutPhase` `failed`.
-    public func checkout() async throws {
+    @discardableResult
+    public func checkout() async throws -> Order? {
         guard checkoutTask == nil else { throw ShopError.alreadySubmitting }
         guard let cart else {
             if case .failed(let message, let retryable) = phase {
@@ -139,11 +143,11 @@ public final class CartViewModel {
         let previousPhase = checkoutPhase
         checkoutPhase = .submitting
         let shownRevision = cart.revision
-        let task = Task { [weak self, cartService, orders] () -> (any Error)? in
+        let task = Task { [weak self, cartService, orders] () -> Result<Order?, any Error> in
             do {
                 // The cart the customer was shown, or nothing: another session may have changed it.
                 let order = try await orders.placeOrder(expectedRevision: shownRevision)
-                guard let self else { return nil }
+                guard let self else { return .success(order) }
                 if self.cart?.isEmpty == false, !Task.isCancelled {
                     // No feed event emptied the cart (a service without a feed): ask for it.
                     if let cart = try? await cartService.cart() { self.apply(cart) }
@@ -152,28 +156,29 @@ public final class CartViewModel {
                 self.notices = []
                 self.checkoutPhase = .succeeded
                 self.checkoutEndRevision = self.cart?.revision
+                return .success(order)
             } catch {
                 switch Failure(error) {
                 case .cancelled:
                     self?.checkoutPhase = previousPhase
-                    return CancellationError()
+                    return .failure(CancellationError())
                 case .refused(let error):
                     self?.checkoutPhase = previousPhase
                     if error.reason == ShopError.Reason.cartChanged, let cart = try? await cartService.cart() {
                         self?.apply(cart)  // show the cart as it is now
                     }
-                    return error
+                    return .failure(error)
                 case .operational(let info):
                     self?.checkoutPhase = .failed(info)
                     self?.checkoutEndRevision = self?.cart?.revision
+                    return .success(nil)
                 }
             }
-            return nil
         }
         checkoutTask = task
-        let refusal = await task.valueCancellingWithCaller()
+        let outcome = await task.valueCancellingWithCaller()
         checkoutTask = nil
-        if let refusal { throw refusal }
+        return try outcome.get()
     }
 
     // MARK: Changes

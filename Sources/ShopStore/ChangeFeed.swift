@@ -55,7 +55,11 @@ final class ChangeFeed {
         }
         known.merge(earlier) { _, new in new }
         known[seq] = events
-        await catchUp(through: seq)
+        // In a task of its own, which the caller's cancellation does not reach: the change is stored even
+        // if its request was cancelled meanwhile (too late), and a cancelled task's read of the log fails
+        // at once, which left the change, and those of the same group commit waiting on this catch-up,
+        // unpublished until the next poll: after their actions had answered.
+        await Task { await self.catchUp(through: seq) }.value
     }
 
     /// Publishes every entry up to `target` (nil: up to the end of the log as it is now).

@@ -35,6 +35,7 @@ public final class ViewModelHost<Environment> {
     private var definitions: [String: ViewModelDefinition<Environment>] = [:]
     private var screens: [String: Entry] = [:]
     private var nextHandle = 1
+    private let admission = ActionAdmission()
 
     /// One open ViewModel.
     @MainActor
@@ -128,18 +129,29 @@ public final class ViewModelHost<Environment> {
                         throw RPCError.invalidParams(
                             parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
                     }
-                    let fingerprint = Self.fingerprint(method: request.method, params: request.params)
-                    if let record = try await self.idempotencyRecord?(text) {
-                        // Stored already (by this server, another, or before a restart): answer, apply nothing.
-                        guard record.fingerprint == fingerprint else { throw ShopError.idempotencyKeyReused(text) }
-                        await self.settle?()
-                        self.flushDirty(force: true)
-                        var result = record.outcome.mapValues { JSONValue.string($0) }
-                        result["version"] = .integer(Int64(entry.version))
-                        result["replayed"] = true
-                        return .object(result)
+                    key = IdempotencyKey(key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params))
+                }
+                // Actions start in the order they came, though a keyed one reads its key first.
+                await self.admission.enter()
+                var record: (fingerprint: String, outcome: [String: String])?
+                if let key, let lookUp = self.idempotencyRecord {
+                    do {
+                        record = try await lookUp(key.key)
+                    } catch {
+                        self.admission.leave()
+                        throw error
                     }
-                    key = IdempotencyKey(key: text, fingerprint: fingerprint)
+                }
+                self.admission.leave()
+                if let key, let record {
+                    // Stored already (by this server, another, or before a restart): answer, apply nothing.
+                    guard record.fingerprint == key.fingerprint else { throw ShopError.idempotencyKeyReused(key.key) }
+                    await self.settle?()
+                    self.flushDirty(force: true)
+                    var result = record.outcome.mapValues { JSONValue.string($0) }
+                    result["version"] = .integer(Int64(entry.version))
+                    result["replayed"] = true
+                    return .object(result)
                 }
                 // After the key: a resend of a change already stored is answered as such, though that change
                 // moved the version on.

@@ -33,4 +33,59 @@ struct PipelinedOrderTests {
         let failed = answered.filter { $0.value["result"] == nil }.sorted { $0.key < $1.key }
         #expect(failed.isEmpty, "first failure: \(failed.first.map { "\($0.value)" } ?? "")")
     }
+
+    /// The same with an idempotency key on each change, on a file (several readers): a keyed action looks
+    /// its key up before it runs, and those lookups end in any order.
+    @Test func keyedCartChangesSentAtOnceApplyInOrder() throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        // Unkeyed ones between them must wait for the keyed ones before them too.
+        let calls: [(method: String, params: JSONValue)] = (0..<2_000).map { index in
+            let product = JSONValue.string("p-\(String(10_001 + (index / 2) % 7).dropFirst())")
+            var params: JSONValue = index % 2 == 0
+                ? ["viewModel": .string(cart), "productId": product, "quantity": 1]
+                : ["viewModel": .string(cart), "productId": product, "quantity": 0]
+            if index % 5 != 4 { params = .object(params.objectValue!.merging(["idempotencyKey": .string("order-\(index)")]) { $1 }) }
+            return (index % 2 == 0 ? "cart/add" : "cart/setQuantity", params)
+        }
+        let ids = try client.send(calls)
+        let failed = try ids.map { try client.response(to: $0) }.filter { $0["result"] == nil }
+        #expect(failed.count == 0, "\(failed.count) of \(ids.count) failed; first: \(failed.first.map { "\($0)" } ?? "")")
+    }
+
+    /// A checkout answers the order it placed even when a change sent right after it is applied before
+    /// the answer is written (that change starts a new checkout story, which clears `lastOrder`).
+    @Test(arguments: [false, true])
+    func aCheckoutFollowedAtOnceByChangesAnswersItsOrder(keyed: Bool) throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite").stock
+        let products = stock.sorted { $0.value > $1.value }.prefix(4).map { JSONValue.string($0.key) }
+        var withoutOrder: [JSONValue] = []
+        var key = 0
+        func params(_ members: [String: JSONValue]) -> JSONValue {
+            key += 1
+            return .object(members.merging(keyed ? ["viewModel": .string(cart), "idempotencyKey": .string("k\(key)")] : ["viewModel": .string(cart)]) { $1 })
+        }
+        let rounds = 100
+        for round in 0..<rounds {
+            _ = try client.result("cart/add", params(["productId": products[0], "quantity": 1]))
+            let ids = try client.send([("cart/checkout", params([:]))] + products.dropFirst().map { product in
+                ("cart/add", params(["productId": product, "quantity": 1]))
+            })
+            let answers = try ids.map { try client.response(to: $0) }
+            try #require(answers.allSatisfy { $0["result"] != nil }, "round \(round): \(answers)")
+            if answers[0]["result"]?["orderId"] == nil { withoutOrder.append(answers[0]) }
+            _ = try client.result("cart/clear", params([:]))
+        }
+        #expect(withoutOrder.count == 0, "\(withoutOrder.count) of \(rounds) checkouts answered without their order, e.g. \(withoutOrder.first ?? .null)")
+    }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import JSON
 
 /// What a shop database file holds, read by the test itself through GRDB, read-only: the test neither
 /// checkpoints nor repairs the file, so the next server has to recover whatever a killed one left.
@@ -19,6 +20,8 @@ struct StoredShop {
 
     /// Quantity by product id.
     var cart: [String: Int]
+    /// The cart's product ids in the order of their lines (the order the cart shows).
+    var cartOrder: [String]
     /// By order id.
     var orders: [String: StoredOrder]
     /// Stock by product id.
@@ -27,6 +30,8 @@ struct StoredShop {
     var maxPerOrder: [String: Int]
     /// `PRAGMA integrity_check`: "ok" when intact.
     var integrity: String
+    /// The idempotency keys recorded with stored changes, with their outcomes as stored (`orderId=o-000012`).
+    var idempotencyKeys: [String: String]
 
     /// Reads the database at `path`.
     static func read(path: String) throws -> StoredShop {
@@ -37,8 +42,10 @@ struct StoredShop {
         return try queue.read { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
             var cart: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT productId, quantity FROM cart_line") {
+            var cartOrder: [String] = []
+            for row in try Row.fetchAll(db, sql: "SELECT productId, quantity FROM cart_line ORDER BY seq") {
                 cart[row[0]] = row[1]
+                cartOrder.append(row[0])
             }
             var orders: [String: StoredOrder] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, subtotal, tax, total FROM customer_order") {
@@ -61,7 +68,31 @@ struct StoredShop {
                 stock[row[0]] = row[1]
                 maxPerOrder[row[0]] = row[2]
             }
-            return StoredShop(cart: cart, orders: orders, stock: stock, maxPerOrder: maxPerOrder, integrity: integrity)
+            var keys: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, outcome FROM idempotency_key") {
+                keys[row[0]] = row[1]
+            }
+            return StoredShop(
+                cart: cart, cartOrder: cartOrder, orders: orders, stock: stock, maxPerOrder: maxPerOrder, integrity: integrity,
+                idempotencyKeys: keys)
+        }
+    }
+
+    /// The cart's lines in order, as `[productId, quantity]` pairs (the shape ``cartLines(of:)`` gives a state).
+    var cartLines: [StoredLine] { cartOrder.map { StoredLine(productId: $0, quantity: cart[$0]!) } }
+
+    /// A cart line's product and quantity, as a cart state shows them.
+    struct StoredLine: Equatable, CustomStringConvertible {
+        var productId: String
+        var quantity: Int
+
+        var description: String { "\(productId)×\(quantity)" }
+    }
+
+    /// The lines of a cart ViewModel's state, in order.
+    static func cartLines(of state: JSONValue) -> [StoredLine] {
+        (state["lines"]?.arrayValue ?? []).map { line in
+            StoredLine(productId: line["productId"]?.stringValue ?? "?", quantity: Int(line["quantity"]?.integerValue ?? -1))
         }
     }
 

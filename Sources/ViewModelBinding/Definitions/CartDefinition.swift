@@ -43,8 +43,8 @@ extension ViewModelDefinition<ShopEnvironment> {
             },
             .action("checkout", summary: "Places the order in one transaction: order written, stock decremented, cart emptied; answers orderId.", stores: true,
                     on: CartViewModel.self) { model in
-                try await model.checkout()
-                return model.state.lastOrder.map { ["orderId": .string($0.id)] } ?? [:]
+                // The order it placed, not `lastOrder`: a change sent after it may have cleared that already.
+                try await model.checkout().map { ["orderId": .string($0.id)] } ?? [:]
             },
         ],
         make: { environment in CartViewModel(services: environment.services) })
