@@ -147,7 +147,9 @@ check "one-shot and REPL runs leave no server" no_server_left
 # Interrupting the client reaps its server.
 mkfifo "$work/in"
 set -m # job control: a background job of a script would otherwise ignore SIGINT
-"$here/storefront-sh" --database "$db" <"$work/in" >"$work/int.out" 2>&1 &
+# And a SIGINT ignored by whatever started these tests (a job started with `&`) is inherited and cannot be
+# trapped again by a non-interactive bash: start the client with SIGINT's default disposition.
+env --default-signal=INT "$here/storefront-sh" --database "$db" <"$work/in" >"$work/int.out" 2>&1 &
 client=$!
 set +m
 exec {keep}>"$work/in"
