@@ -17,6 +17,8 @@ public struct ProtocolContract<Environment>: Sendable {
     let notes: [String: [String: JSONValue]]
     /// Further `components.schemas` (e.g. the `data` of action errors).
     let extraComponents: [String: JSONValue]
+    /// The OpenRPC error objects every action may answer besides -32602.
+    let actionErrors: [JSONValue]
 
     /// A contract over `definitions`.
     /// - Parameters:
@@ -27,14 +29,18 @@ public struct ProtocolContract<Environment>: Sendable {
     ///     name, then member name. A note naming a member the type does not have is an error: the notes
     ///     cannot drift from the types.
     ///   - extraComponents: further component schemas.
+    ///   - actionErrors: the OpenRPC error objects every action may answer besides -32602 (their `data`
+    ///     may refer to `extraComponents`).
     public init(
         definitions: [ViewModelDefinition<Environment>], vocabulary: @escaping @Sendable (SchemaGenerator) -> Void = { _ in },
-        notes: [String: [String: JSONValue]] = [:], extraComponents: [String: JSONValue] = [:]
+        notes: [String: [String: JSONValue]] = [:], extraComponents: [String: JSONValue] = [:],
+        actionErrors: [JSONValue] = []
     ) {
         self.definitions = definitions
         self.vocabulary = vocabulary
         self.notes = notes
         self.extraComponents = extraComponents
+        self.actionErrors = actionErrors
     }
 
     static var componentsPath: String { "#/components/schemas/" }
@@ -80,8 +86,7 @@ public struct ProtocolContract<Environment>: Sendable {
     }
 
     /// The OpenRPC descriptions of `viewModel/open`, `viewModel/get`, `viewModel/close` and every action.
-    /// - Parameter actionErrors: the error objects every action may answer besides -32602.
-    public func methodDescriptions(actionErrors: [JSONValue]) throws -> [MethodDescription] {
+    public func methodDescriptions() throws -> [MethodDescription] {
         let generator = generator(path: Self.componentsPath)
         let types = JSONValue.array(definitions.map { .string($0.type) })
         let opened: [String] = definitions.compactMap { definition in

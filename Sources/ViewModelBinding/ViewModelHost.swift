@@ -80,15 +80,7 @@ public final class ViewModelHost<Environment> {
     /// described as the contract derives it from the definitions' types.
     /// - Throws: ``ContractError`` or a schema error when the contract cannot be derived (a programming error).
     public func install() throws {
-        let components = ProtocolContract<Environment>.componentsPath
-        let actionErrors: [JSONValue] = [
-            ["code": RPCErrorCode.actionRefused.jsonValue, "message": "Action refused",
-             "data": ["$ref": .string(components + "RefusalData")]],
-            ["code": RPCErrorCode.actionFailed.jsonValue, "message": "Action failed",
-             "data": ["$ref": .string(components + "FailureData")]],
-        ]
-        var descriptions = Dictionary(
-            uniqueKeysWithValues: try contract.methodDescriptions(actionErrors: actionErrors).map { ($0.name, $0) })
+        var descriptions = Dictionary(uniqueKeysWithValues: try contract.methodDescriptions().map { ($0.name, $0) })
         connection.register(descriptions.removeValue(forKey: "viewModel/open")!,
                             handler: .immediate { [unowned self] request in try self.open(request) })
         connection.register(descriptions.removeValue(forKey: "viewModel/close")!, handler: .immediate { [unowned self] request in

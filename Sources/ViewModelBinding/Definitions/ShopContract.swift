@@ -1,4 +1,5 @@
 import JSON
+import JSONRPC
 import JSONSchema
 import Shop
 import ShopFeatures
@@ -13,6 +14,10 @@ extension ProtocolContract<ShopEnvironment> {
         extraComponents: [
             "RefusalData": errorData(reasons: ShopError.Reason.refusals, "Why the action was refused (-32001); the state is unchanged."),
             "FailureData": errorData(reasons: ShopError.Reason.failures, "Which service or storage failed (-32003)."),
+        ],
+        actionErrors: [
+            ["code": RPCErrorCode.actionRefused.jsonValue, "message": "Action refused", "data": ["$ref": "#/components/schemas/RefusalData"]],
+            ["code": RPCErrorCode.actionFailed.jsonValue, "message": "Action failed", "data": ["$ref": "#/components/schemas/FailureData"]],
         ])
 
     /// The `data` of an action error: a stable reason from `reasons`, details and whether to retry.
