@@ -26,6 +26,12 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        // C: libsodium (Argon2id password hashing, SHA-256, random bytes), with adapters for its macros.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         // The main dispatch queue as a pollable descriptor, for the stdio transport's poll() loop.
         .target(name: "CMainQueue"),
         // prctl, which Swift's Glibc module does not import.
