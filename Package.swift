@@ -4,7 +4,8 @@ import PackageDescription
 /// Storefront: a headless app server that runs a shop's ViewModels and speaks JSON-RPC 2.0 on stdio.
 ///
 /// Layers point one way: the executable -> StorefrontServer -> ViewModelBinding -> JSONRPC -> JSON -> CJansson,
-/// the executable -> JSONRPCTransport -> JSONRPC, and ViewModelBinding -> ShopFeatures -> Shop <- ShopStore.
+/// the executable -> JSONRPCTransport -> JSONRPC, ViewModelBinding -> ShopFeatures -> Shop <- ShopStore, and
+/// Credentials -> CSodium.
 let package = Package(
     name: "Storefront",
     platforms: [.macOS(.v15)],
@@ -42,6 +43,8 @@ let package = Package(
         .target(name: "JSON", dependencies: ["CJansson"]),
         // JSON Schemas derived from Decodable types: the wire contract written once, as Swift types.
         .target(name: "JSONSchema", dependencies: ["JSON"]),
+        // Passwords (Argon2id) and session tokens (stored as SHA-256 digests); the only code that calls libsodium.
+        .target(name: "Credentials", dependencies: ["CSodium"]),
         // RFC 6902 JSON Patch and RFC 6901 JSON Pointer over JSON values.
         .target(name: "JSONPatch", dependencies: ["JSON"]),
         // JSON-RPC 2.0 messages, errors, dispatch, batches and cancellation; the outbox of framed output.
