@@ -115,6 +115,7 @@ let package = Package(
         // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh
         // (-DFUZZING, -sanitize=fuzzer,address); otherwise a replayer of input files.
         .executableTarget(name: "StorefrontFuzz", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch", "JSONSchema", "Randomness"]),
         .testTarget(
             name: "JSONRPCTests",
