@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "ShopStore",
             dependencies: [
-                "Shop", "Randomness", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Shop", "Randomness", "Credentials", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
@@ -83,13 +83,14 @@ let package = Package(
         // The composition root: one connection wired to every ViewModel over one set of services.
         .target(
             name: "StorefrontServer",
-            dependencies: ["ViewModelBinding", "JSONRPC", "Shop", "JSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ViewModelBinding", "JSONRPC", "ShopFeatures", "Shop", "JSON", .product(name: "Logging", package: "swift-log")]
         ),
         // The `storefront` executable: argument parsing, the store and the stdio transport.
         .executableTarget(
             name: "StorefrontCLI",
             dependencies: [
                 "StorefrontServer", "ViewModelBinding", "JSONRPC", "JSONRPCTransport", "ShopStore", "ShopFeatures", "Shop", "CProcessControl",
+                "Credentials",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -109,6 +110,7 @@ let package = Package(
             name: "FuzzHarness",
             dependencies: [
                 "StorefrontServer", "JSONRPC", "JSONRPCTransport", "JSON", "JSONPatch", "ShopStore", "Shop", "CMainQueue", "Randomness",
+                "Credentials",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
@@ -125,7 +127,7 @@ let package = Package(
             name: "JSONRPCTransportTests",
             dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", "Randomness", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop"]),
+        .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop", "Credentials"]),
         .testTarget(
             name: "ShopFeaturesTests",
             dependencies: ["ShopFeatures", "Shop", .product(name: "Clocks", package: "swift-clocks")]

@@ -1,4 +1,5 @@
 import CMainQueue
+import Credentials
 import Clocks
 import JSON
 import JSONRPC
@@ -128,8 +129,11 @@ public struct FuzzHarness {
             return nil
         }
         survivors.watch(database, as: "the store")
-        let services = ShopServices.live(database: database, clock: ImmediateClock<Duration>()).counted(by: counter)
-        let assembly = ServerAssembly(services: services, clock: ImmediateClock<Duration>(), outbox: Outbox(), logger: logger)
+        let services = ShopServices.live(database: database, clock: ImmediateClock<Duration>(), hasher: PasswordHasher(cost: .minimum)).counted(by: counter)
+        // Guest ids numbered per run: the same input gives the same run.
+        let guests = GuestNumbering()
+        let assembly = ServerAssembly(
+            services: services, clock: ImmediateClock<Duration>(), makeGuestId: { guests.next() }, outbox: Outbox(), logger: logger)
         let connection = assembly.connection
         let host = assembly.host
         survivors.watch(connection, as: "the connection")

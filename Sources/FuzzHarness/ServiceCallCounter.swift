@@ -30,12 +30,13 @@ extension ShopServices {
             cart: CountedCartService(base: cart, counter: counter),
             orders: CountedOrderService(base: orders, counter: counter),
             recommendations: CountedRecommendationService(base: recommendations, counter: counter),
+            accounts: CountedAccountService(base: accounts, counter: counter),
             idempotency: idempotency,
             events: events)
     }
 }
 
-// Five decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
+// Six decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
 
 struct CountedCatalogService: CatalogService {
     let base: any CatalogService
@@ -65,11 +66,11 @@ struct CountedFavoritesService: FavoritesService {
     let base: any FavoritesService
     let counter: ServiceCallCounter
 
-    @MainActor func isFavorite(productId: String) async throws -> Bool {
-        try await counter.count { try await base.isFavorite(productId: productId) }
+    @MainActor func isFavorite(productId: String, for shopper: Shopper) async throws -> Bool {
+        try await counter.count { try await base.isFavorite(productId: productId, for: shopper) }
     }
-    @MainActor func setFavorite(productId: String, isFavorite: Bool) async throws {
-        try await counter.count { try await base.setFavorite(productId: productId, isFavorite: isFavorite) }
+    @MainActor func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws {
+        try await counter.count { try await base.setFavorite(productId: productId, isFavorite: isFavorite, for: shopper) }
     }
 }
 
@@ -77,20 +78,20 @@ struct CountedCartService: CartService {
     let base: any CartService
     let counter: ServiceCallCounter
 
-    @MainActor func cart() async throws -> Cart {
-        try await counter.count { try await base.cart() }
+    @MainActor func cart(of shopper: Shopper) async throws -> Cart {
+        try await counter.count { try await base.cart(of: shopper) }
     }
-    @MainActor func add(productId: String, quantity: Int) async throws -> Cart {
-        try await counter.count { try await base.add(productId: productId, quantity: quantity) }
+    @MainActor func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
+        try await counter.count { try await base.add(productId: productId, quantity: quantity, for: shopper) }
     }
-    @MainActor func setQuantity(productId: String, quantity: Int) async throws -> Cart {
-        try await counter.count { try await base.setQuantity(productId: productId, quantity: quantity) }
+    @MainActor func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
+        try await counter.count { try await base.setQuantity(productId: productId, quantity: quantity, for: shopper) }
     }
-    @MainActor func remove(productId: String) async throws -> Cart {
-        try await counter.count { try await base.remove(productId: productId) }
+    @MainActor func remove(productId: String, for shopper: Shopper) async throws -> Cart {
+        try await counter.count { try await base.remove(productId: productId, for: shopper) }
     }
-    @MainActor func clear() async throws -> Cart {
-        try await counter.count { try await base.clear() }
+    @MainActor func clear(for shopper: Shopper) async throws -> Cart {
+        try await counter.count { try await base.clear(for: shopper) }
     }
 }
 
@@ -98,11 +99,11 @@ struct CountedOrderService: OrderService {
     let base: any OrderService
     let counter: ServiceCallCounter
 
-    @MainActor func recentOrders(limit: Int) async throws -> [Order] {
-        try await counter.count { try await base.recentOrders(limit: limit) }
+    @MainActor func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] {
+        try await counter.count { try await base.recentOrders(limit: limit, of: shopper) }
     }
-    @MainActor func placeOrder(expectedRevision: Int64?) async throws -> Order {
-        try await counter.count { try await base.placeOrder(expectedRevision: expectedRevision) }
+    @MainActor func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order {
+        try await counter.count { try await base.placeOrder(expectedRevision: expectedRevision, for: shopper) }
     }
 }
 
@@ -110,7 +111,43 @@ struct CountedRecommendationService: RecommendationService {
     let base: any RecommendationService
     let counter: ServiceCallCounter
 
-    @MainActor func recommendations(limit: Int) async throws -> [Product] {
-        try await counter.count { try await base.recommendations(limit: limit) }
+    @MainActor func recommendations(limit: Int, for shopper: Shopper) async throws -> [Product] {
+        try await counter.count { try await base.recommendations(limit: limit, for: shopper) }
+    }
+}
+
+struct CountedAccountService: AccountService {
+    let base: any AccountService
+    let counter: ServiceCallCounter
+
+    @MainActor func register(email: String, password: String) async throws -> AccountSession {
+        try await counter.count { try await base.register(email: email, password: password) }
+    }
+    @MainActor func signIn(email: String, password: String) async throws -> AccountSession {
+        try await counter.count { try await base.signIn(email: email, password: password) }
+    }
+    @MainActor func resume(token: String) async throws -> AccountSession {
+        try await counter.count { try await base.resume(token: token) }
+    }
+    @MainActor func signOut(sessionId: String) async throws {
+        try await counter.count { try await base.signOut(sessionId: sessionId) }
+    }
+    @MainActor func account(id: Int64) async throws -> Account {
+        try await counter.count { try await base.account(id: id) }
+    }
+    @MainActor func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account {
+        try await counter.count { try await base.updateProfile(accountId: accountId, update) }
+    }
+    @MainActor func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
+        try await counter.count { try await base.adoptGuest(guestId, into: accountId) }
+    }
+}
+
+/// Guest ids for the sessions of one fuzz run: `fuzz-1`, `fuzz-2`, ...
+final class GuestNumbering: Sendable {
+    private let count = Locked(0)
+
+    func next() -> String {
+        "fuzz-\(count.withLock { $0 += 1; return $0 })"
     }
 }

@@ -1,30 +1,30 @@
-/// The customer's shopping cart.
+/// Each shopper's shopping cart.
 ///
 /// Every change returns the priced cart after it committed; live implementations also publish
-/// ``ShopEvent/cartChanged(_:)`` after the commit. A refused change leaves the cart as it was. Placing the
+/// ``ShopEvent/cartChanged(_:shopper:)`` after the commit. A refused change leaves the cart as it was. Placing the
 /// cart as an order is the ``OrderService``'s.
 public protocol CartService: Sendable {
-    /// The current cart.
-    func cart() async throws -> Cart
+    /// The shopper's cart as stored.
+    func cart(of shopper: Shopper) async throws -> Cart
 
     /// Adds units of a product, merging with its existing line.
     /// - Throws: ``ShopError`` `invalidQuantity` (below 1), `productNotFound`, `outOfStock`,
     ///   `quantityExceedsStock` or `quantityExceedsMaximum` (for the merged quantity).
     @discardableResult
-    func add(productId: String, quantity: Int) async throws -> Cart
+    func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart
 
     /// Sets the quantity of a line; `0` removes it.
     /// - Throws: ``ShopError`` `invalidQuantity` (negative), `notInCart`, `quantityExceedsStock`
     ///   or `quantityExceedsMaximum`.
     @discardableResult
-    func setQuantity(productId: String, quantity: Int) async throws -> Cart
+    func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart
 
     /// Removes a product's line.
     /// - Throws: ``ShopError`` `notInCart`.
     @discardableResult
-    func remove(productId: String) async throws -> Cart
+    func remove(productId: String, for shopper: Shopper) async throws -> Cart
 
     /// Empties the cart.
     @discardableResult
-    func clear() async throws -> Cart
+    func clear(for shopper: Shopper) async throws -> Cart
 }

@@ -1,11 +1,11 @@
-/// Remembers which products the customer marked as favourite.
+/// Remembers which products each shopper marked as favourite.
 ///
-/// Live implementations publish ``ShopEvent/favoriteChanged(productId:isFavorite:)`` after a change commits.
+/// Live implementations publish ``ShopEvent/favoriteChanged(productId:isFavorite:shopper:)`` after a change commits.
 public protocol FavoritesService: Sendable {
     /// Whether a product is a favourite.
-    func isFavorite(productId: String) async throws -> Bool
+    func isFavorite(productId: String, for shopper: Shopper) async throws -> Bool
 
     /// Marks or unmarks a product as favourite. Setting the value it already has changes nothing.
     /// - Throws: ``ShopError`` `productNotFound` when marking a product that does not exist.
-    func setFavorite(productId: String, isFavorite: Bool) async throws
+    func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws
 }

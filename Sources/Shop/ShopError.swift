@@ -23,6 +23,13 @@
 ///   new cart is shown (`details.revision`).
 /// - `idempotencyKeyReused`: an idempotency key already used for a different action or params.
 /// - `nothingSelected`: deleting a selection that is empty.
+/// - `signInRequired`: the action or ViewModel needs a signed-in session.
+/// - `alreadySignedIn`: signing in or registering while signed in (sign out first).
+/// - `invalidCredentials`: the email or the password is wrong (never which).
+/// - `signInLocked`: too many failed sign-ins for this email lately (`details.retryAfter` seconds,
+///   `details.lockedUntil`).
+/// - `sessionInvalid`: a session token that is malformed, unknown, expired or signed out.
+/// - `emailTaken`: another account has this email (`details.email`).
 /// - `serviceUnavailable`: a service failed; retrying may succeed (`isRetryable` is `true`, `details.service`).
 /// - `storageFailed`: the database failed (`details.code`, the SQLite result code).
 public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -70,6 +77,12 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let cartChanged = "cartChanged"
         public static let idempotencyKeyReused = "idempotencyKeyReused"
         public static let nothingSelected = "nothingSelected"
+        public static let signInRequired = "signInRequired"
+        public static let alreadySignedIn = "alreadySignedIn"
+        public static let invalidCredentials = "invalidCredentials"
+        public static let signInLocked = "signInLocked"
+        public static let sessionInvalid = "sessionInvalid"
+        public static let emailTaken = "emailTaken"
         public static let serviceUnavailable = "serviceUnavailable"
         public static let storageFailed = "storageFailed"
 
@@ -77,7 +90,8 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let refusals = [
             productNotFound, categoryNotFound, invalidQuantity, outOfStock, quantityExceedsStock, quantityExceedsMaximum,
             notInCart, emptyCart, validationFailed, alreadySubmitting, alreadySubmitted, notReady, loadFailed, notListed,
-            nothingSelected, cartChanged, idempotencyKeyReused,
+            nothingSelected, cartChanged, idempotencyKeyReused, signInRequired, alreadySignedIn, invalidCredentials,
+            signInLocked, sessionInvalid, emailTaken,
         ]
         /// Every reason of an operational failure (-32003 on the wire).
         public static let failures = [serviceUnavailable, storageFailed]
@@ -198,5 +212,38 @@ extension ShopError {
     public static func serviceUnavailable(_ service: String) -> ShopError {
         ShopError(reason: Reason.serviceUnavailable, message: "The \(service) service is unavailable. Please try again.",
                   details: ["service": service], isRetryable: true)
+    }
+
+    /// The action or ViewModel needs a signed-in session.
+    public static func signInRequired(_ what: String) -> ShopError {
+        ShopError(reason: Reason.signInRequired, message: "Sign in to \(what).")
+    }
+
+    /// Signing in or registering while signed in.
+    public static let alreadySignedIn = ShopError(
+        reason: Reason.alreadySignedIn, message: "Already signed in; sign out first.")
+
+    /// Wrong email or password; never says which.
+    public static let invalidCredentials = ShopError(
+        reason: Reason.invalidCredentials, message: "The email or password is wrong.")
+
+    /// Too many failed sign-ins for one email lately.
+    /// - Parameters:
+    ///   - retryAfter: whole seconds until attempts are accepted again (at least 1).
+    ///   - lockedUntil: when, as ISO 8601.
+    public static func signInLocked(retryAfter: Int, lockedUntil: String) -> ShopError {
+        ShopError(reason: Reason.signInLocked,
+                  message: "Too many failed sign-ins for this email. Try again in \(retryAfter) seconds.",
+                  details: ["retryAfter": String(retryAfter), "lockedUntil": lockedUntil], isRetryable: true)
+    }
+
+    /// A token that does not resume a session.
+    public static let sessionInvalid = ShopError(
+        reason: Reason.sessionInvalid, message: "This session has ended or is not valid; sign in again.")
+
+    /// Another account has this email.
+    public static func emailTaken(_ email: String) -> ShopError {
+        ShopError(reason: Reason.emailTaken, message: "An account with this email already exists.",
+                  details: ["email": email])
     }
 }

@@ -1,15 +1,27 @@
 /// A committed change, published on the ``ShopEvents`` feed.
+///
+/// Changes of one shopper's data name the shopper: a ViewModel shows only its session's.
 public enum ShopEvent: Equatable, Sendable {
-    /// The cart changed; the value is the cart after the change.
-    case cartChanged(Cart)
-    /// An order was placed (published after the ``cartChanged(_:)`` that emptied the cart).
-    case orderPlaced(Order)
+    /// A shopper's cart changed; the value is the cart after the change.
+    case cartChanged(Cart, shopper: Shopper)
+    /// A shopper placed an order (published after the ``cartChanged(_:shopper:)`` that emptied the cart).
+    case orderPlaced(Order, shopper: Shopper)
     /// A product was added to the catalog.
     case productCreated(Product)
     /// Products were removed from the catalog.
     case productsDeleted([String])
-    /// A product was marked or unmarked as favourite.
-    case favoriteChanged(productId: String, isFavorite: Bool)
+    /// A shopper marked or unmarked a product as favourite.
+    case favoriteChanged(productId: String, isFavorite: Bool, shopper: Shopper)
+    /// Several parts of a shopper's data changed at once (a guest's cart and favourites moved to the
+    /// account it signed in to): whatever shows that shopper's data is to be loaded again.
+    case shopperDataChanged(Shopper)
+    /// An account's profile changed.
+    case accountChanged(Account)
+    /// A session was signed out (in this or another server): servers holding it become guests.
+    case sessionEnded(sessionId: String)
+    /// This server's session now shops as another shopper (signed in, signed out, or its sign-in ended):
+    /// everything that shows a shopper's data is to be loaded again for the new one.
+    case sessionChanged(Shopper)
     /// Changes were missed (the change log was pruned past this server's position, or the catalog was
     /// replaced): everything shown may be stale and is to be loaded again.
     case resync
@@ -18,7 +30,7 @@ public enum ShopEvent: Equatable, Sendable {
     public var changesCatalog: Bool {
         switch self {
         case .productCreated, .productsDeleted, .resync: true
-        case .cartChanged, .orderPlaced, .favoriteChanged: false
+        default: false
         }
     }
 }

@@ -10,6 +10,8 @@ public struct ShopServices: Sendable {
     public var orders: any OrderService
     /// Suggestions.
     public var recommendations: any RecommendationService
+    /// Accounts, sign-in and sessions.
+    public var accounts: any AccountService
     /// Idempotency keys recorded with stored changes.
     public var idempotency: any IdempotencyService
     /// The change feed the services publish to.
@@ -19,13 +21,14 @@ public struct ShopServices: Sendable {
     public init(
         catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
         orders: any OrderService, recommendations: any RecommendationService,
-        idempotency: any IdempotencyService, events: ShopEvents
+        accounts: any AccountService, idempotency: any IdempotencyService, events: ShopEvents
     ) {
         self.catalog = catalog
         self.favorites = favorites
         self.cart = cart
         self.orders = orders
         self.recommendations = recommendations
+        self.accounts = accounts
         self.idempotency = idempotency
         self.events = events
     }

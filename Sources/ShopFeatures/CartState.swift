@@ -83,8 +83,23 @@ extension CartTotals {
     }
 }
 
-/// Why a line left the cart without the user removing it.
+extension CartNotice {
+    /// A guest's line merged at sign-in whose quantity was lowered to what stock and the per-order maximum
+    /// allow (kept out of the type's body so the memberwise initializer remains).
+    init(capped line: CappedLine) {
+        productId = line.productId
+        name = line.name
+        reason = .quantityCapped
+        message = line.kept == 0
+            ? "\(line.name) was not moved to your cart: it is out of stock."
+            : "Your cart keeps \(line.kept) of \(line.name), not \(line.requested): that is all that can be ordered."
+    }
+}
+
+/// Why a line left the cart, or lost units, without the user asking.
 public enum CartNoticeReason: String, Codable, CaseIterable, Sendable {
     /// Its product was deleted from the catalog.
     case productDeleted
+    /// Merging the guest cart at sign-in lowered its quantity (or dropped it) to what can be ordered.
+    case quantityCapped
 }

@@ -23,6 +23,7 @@ public final class CartViewModel {
     @ObservationIgnored private let cartService: any CartService
     @ObservationIgnored private let orders: any OrderService
     @ObservationIgnored private let events: ShopEvents
+    @ObservationIgnored private let session: ShopSession
     /// The cart revision shown when the last checkout ended; a newer one starts a new checkout story.
     @ObservationIgnored private var checkoutEndRevision: Int64?
     @ObservationIgnored private let load = ReplaceableLoad()
@@ -32,15 +33,17 @@ public final class CartViewModel {
     @ObservationIgnored private var nextChangeId = 0
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
-    public init(cart: any CartService, orders: any OrderService, events: ShopEvents) {
+    /// - Parameter session: whose cart it shows (a guest's own, or the signed-in account's).
+    public init(cart: any CartService, orders: any OrderService, events: ShopEvents, session: ShopSession) {
         self.cartService = cart
         self.orders = orders
         self.events = events
+        self.session = session
     }
 
     /// Creates the ViewModel from the service container.
-    public convenience init(services: ShopServices) {
-        self.init(cart: services.cart, orders: services.orders, events: services.events)
+    public convenience init(services: ShopServices, session: ShopSession) {
+        self.init(cart: services.cart, orders: services.orders, events: services.events, session: session)
     }
 
     // MARK: State
@@ -55,7 +58,8 @@ public final class CartViewModel {
         CartState(
             phase: phase.name, error: phase.error ?? actionError, lines: lines.map(CartLineSnapshot.init),
             totals: totals, checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
-            lastOrder: lastOrder.map(OrderSnapshot.init), notices: notices)
+            lastOrder: lastOrder.map(OrderSnapshot.init),
+            notices: notices + session.cappedLines.map(CartNotice.init(capped:)))
     }
 
     // MARK: Lifecycle
@@ -87,9 +91,10 @@ public final class CartViewModel {
         await load.outcome(of: startLoad())
     }
 
-    /// Forgets the notices about lines that went.
+    /// Forgets the notices about lines that went or were capped.
     public func dismissNotices() {
         notices = []
+        session.dismissCappedLines()
     }
 
     /// Adds units of a product, merging with its line.
@@ -97,7 +102,7 @@ public final class CartViewModel {
     ///   `outOfStock`, `quantityExceedsStock`, `quantityExceedsMaximum`); the cart does not change.
     public func add(productId: String, quantity: Int) async throws {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
-        try await change { try await $0.add(productId: productId, quantity: quantity) }
+        try await change { try await $0.add(productId: productId, quantity: quantity, for: $1) }
     }
 
     /// Sets a line's quantity; 0 removes the line.
@@ -108,31 +113,32 @@ public final class CartViewModel {
     ///   `quantityExceedsMaximum`; the cart does not change.
     public func setQuantity(productId: String, quantity: Int) async throws {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
-        try await change { try await $0.setQuantity(productId: productId, quantity: quantity) }
+        try await change { try await $0.setQuantity(productId: productId, quantity: quantity, for: $1) }
     }
 
     /// Removes a line (the store decides whether it exists, as for ``setQuantity(productId:quantity:)``).
     /// - Throws: ``ShopError`` `notInCart`.
     public func remove(productId: String) async throws {
-        try await change { try await $0.remove(productId: productId) }
+        try await change { try await $0.remove(productId: productId, for: $1) }
     }
 
     /// Empties the cart.
     public func clear() async throws {
-        try await change { try await $0.clear() }
+        try await change { try await $0.clear(for: $1) }
     }
 
     /// Places the order through the order service; on success `lastOrder` holds it and the cart is empty.
     /// - Returns: The order placed, or nil when the checkout failed operationally (`checkoutPhase`
     ///   `failed`). Returned rather than read from `lastOrder` afterwards: a change that comes meanwhile
     ///   starts a new checkout story, which clears `lastOrder` before this returns.
-    /// - Throws: ``ShopError`` `notReady` while loading, `loadFailed` when the cart could not be loaded,
-    ///   `emptyCart`, `alreadySubmitting`, or the order service's refusal (such as `quantityExceedsStock`
+    /// - Throws: ``ShopError`` `signInRequired` for a guest, `notReady` while loading, `loadFailed` when the
+    ///   cart could not be loaded, `emptyCart`, `alreadySubmitting`, or the order service's refusal (such as `quantityExceedsStock`
     ///   naming the line in `details.productId`); nothing changes. Operational failures show as
     ///   `checkoutPhase` `failed`.
     @discardableResult
     public func checkout() async throws -> Order? {
         guard checkoutTask == nil else { throw ShopError.alreadySubmitting }
+        guard session.isSignedIn else { throw ShopError.signInRequired("check out") }
         guard let cart else {
             if case .failed(let message, let retryable) = phase {
                 throw ShopError.loadFailed("cart", message: "The cart could not be loaded: \(message)", retryable: retryable)
@@ -143,14 +149,15 @@ public final class CartViewModel {
         let previousPhase = checkoutPhase
         checkoutPhase = .submitting
         let shownRevision = cart.revision
+        let shopper = session.shopper
         let task = Task { [weak self, cartService, orders] () -> Result<Order?, any Error> in
             do {
                 // The cart the customer was shown, or nothing: another session may have changed it.
-                let order = try await orders.placeOrder(expectedRevision: shownRevision)
+                let order = try await orders.placeOrder(expectedRevision: shownRevision, for: shopper)
                 guard let self else { return .success(order) }
                 if self.cart?.isEmpty == false, !Task.isCancelled {
                     // No feed event emptied the cart (a service without a feed): ask for it.
-                    if let cart = try? await cartService.cart() { self.apply(cart) }
+                    if let cart = try? await cartService.cart(of: shopper) { self.apply(cart, of: shopper) }
                 }
                 self.lastOrder = order
                 self.notices = []
@@ -164,8 +171,8 @@ public final class CartViewModel {
                     return .failure(CancellationError())
                 case .refused(let error):
                     self?.checkoutPhase = previousPhase
-                    if error.reason == ShopError.Reason.cartChanged, let cart = try? await cartService.cart() {
-                        self?.apply(cart)  // show the cart as it is now
+                    if error.reason == ShopError.Reason.cartChanged, let cart = try? await cartService.cart(of: shopper) {
+                        self?.apply(cart, of: shopper)  // show the cart as it is now
                     }
                     return .failure(error)
                 case .operational(let info):
@@ -183,16 +190,20 @@ public final class CartViewModel {
 
     // MARK: Changes
 
-    /// Runs a cart change as an owned task; applies the cart it returns.
-    private func change(_ operation: @escaping @Sendable (any CartService) async throws -> Cart) async throws {
+    /// Runs a cart change of the session's shopper as an owned task; applies the cart it returns (unless
+    /// the session switched shopper meanwhile).
+    private func change(_ operation: @escaping @Sendable (any CartService, Shopper) async throws -> Cart) async throws {
         nextChangeId += 1
         let id = nextChangeId
+        let shopper = session.shopper
         let task = Task { [weak self, cartService] () -> (any Error)? in
             do {
-                let cart = try await operation(cartService)
-                self?.apply(cart)
-                self?.actionError = nil
-                self?.notices = []
+                let cart = try await operation(cartService, shopper)
+                guard let self, self.session.shopper == shopper else { return nil }
+                self.apply(cart, of: shopper)
+                self.actionError = nil
+                self.notices = []
+                self.session.dismissCappedLines()
             } catch {
                 return Failure.thrown(error) { self?.actionError = $0 }
             }
@@ -204,9 +215,10 @@ public final class CartViewModel {
         if let refusal { throw refusal }
     }
 
-    /// Shows `cart` unless a newer revision is shown already. A cart newer than the one the last
-    /// checkout ended on starts a new checkout story.
-    private func apply(_ cart: Cart) {
+    /// Shows `cart`, the cart of `shopper`, unless the session shops as someone else now or a newer revision
+    /// is shown already. A cart newer than the one the last checkout ended on starts a new checkout story.
+    private func apply(_ cart: Cart, of shopper: Shopper) {
+        guard shopper == session.shopper else { return }
         if let shown = self.cart, shown.revision > cart.revision { return }
         self.cart = cart
         if let ended = checkoutEndRevision, cart.revision > ended {
@@ -223,11 +235,11 @@ public final class CartViewModel {
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
         load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
-            [weak self, cartService] in
+            [weak self, cartService, shopper = session.shopper] in
             do {
-                let cart = try await cartService.cart()
+                let cart = try await cartService.cart(of: shopper)
                 guard let self, !Task.isCancelled else { return false }
-                self.apply(cart)
+                self.apply(cart, of: shopper)
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.phase = .failed(info)
@@ -241,8 +253,8 @@ public final class CartViewModel {
     private func handle(_ event: ShopEvent) {
         guard subscription != nil else { return }
         switch event {
-        case .cartChanged(let cart):
-            apply(cart)
+        case .cartChanged(let cart, let shopper):
+            apply(cart, of: shopper)
         case .productsDeleted(let ids):
             // Published before the cart without those lines: name the lines that are about to go.
             let deleted = Set(ids)
@@ -250,13 +262,28 @@ public final class CartViewModel {
                 notices.append(CartNotice(productDeleted: line))
             }
         case .resync:
-            // Changes were missed: load the cart as it is (tracked, so an action's answer waits for it).
-            events.track(Task { [weak self, cartService] in
-                guard let cart = try? await cartService.cart(), !Task.isCancelled else { return }
-                self?.apply(cart)
-            })
-        case .orderPlaced, .productCreated, .favoriteChanged:
+            reloadForFeed()
+        case .shopperDataChanged(let shopper) where shopper == session.shopper:
+            reloadForFeed()
+        case .sessionChanged:
+            // Another shopper's cart: nothing of the last one's stays (revisions are per cart).
+            cart = nil
+            notices = []
+            actionError = nil
+            checkoutEndRevision = nil
+            checkoutPhase = .idle
+            lastOrder = nil
+            events.track(startLoad())
+        default:
             break
         }
+    }
+
+    /// Loads the cart as it is after changes were missed (tracked, so an action's answer waits for it).
+    private func reloadForFeed() {
+        events.track(Task { [weak self, cartService, shopper = session.shopper] in
+            guard let cart = try? await cartService.cart(of: shopper), !Task.isCancelled else { return }
+            self?.apply(cart, of: shopper)
+        })
     }
 }

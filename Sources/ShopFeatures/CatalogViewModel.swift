@@ -341,14 +341,15 @@ public final class CatalogViewModel {
         case .productCreated(let product):
             knownCategoryIds?.insert(product.categoryId)
             refreshQuietly()
-        case .orderPlaced(let order):
+        case .orderPlaced(let order, _):
+            // Anyone's order changes stock.
             let listed = Set(products.map(\.id))
             if order.lines.contains(where: { listed.contains($0.productId) }) { refreshQuietly() }
         case .resync:
             knownCategoryIds = nil
             events.track(tasks.run { [weak self] in await self?.loadCategoryIds() })
             refreshQuietly()
-        case .cartChanged, .favoriteChanged:
+        default:
             break
         }
     }

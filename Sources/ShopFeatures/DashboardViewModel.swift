@@ -23,6 +23,7 @@ public final class DashboardViewModel {
     @ObservationIgnored private let orders: any OrderService
     @ObservationIgnored private let recommendations: any RecommendationService
     @ObservationIgnored private let events: ShopEvents
+    @ObservationIgnored private let session: ShopSession
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private var loadTasks: [DashboardSection: Task<Bool, Never>] = [:]
     /// Counts each section's loads, so that a load can tell whether it is still the current one.
@@ -39,18 +40,19 @@ public final class DashboardViewModel {
     /// Creates the ViewModel; nothing loads before ``appear()``.
     public init(
         catalog: any CatalogService, orders: any OrderService, recommendations: any RecommendationService,
-        events: ShopEvents
+        events: ShopEvents, session: ShopSession
     ) {
         self.catalog = catalog
         self.orders = orders
         self.recommendations = recommendations
         self.events = events
+        self.session = session
     }
 
     /// Creates the ViewModel from the service container.
-    public convenience init(services: ShopServices) {
+    public convenience init(services: ShopServices, session: ShopSession) {
         self.init(catalog: services.catalog, orders: services.orders, recommendations: services.recommendations,
-                  events: services.events)
+                  events: services.events, session: session)
     }
 
     // MARK: State
@@ -133,11 +135,17 @@ public final class DashboardViewModel {
         case .categories:
             load(section, generation, { [catalog] in try await catalog.categories() }) { $0.categories.items = $1 }
         case .recentOrders:
-            load(section, generation, { [orders] in try await orders.recentOrders(limit: Self.recentOrderLimit) }) {
+            load(section, generation, { [orders, shopper = session.shopper] in
+                // A guest has no orders to show: say so, rather than show an empty list as if it were true.
+                guard shopper.accountId != nil else { throw ShopError.signInRequired("see your orders") }
+                return try await orders.recentOrders(limit: Self.recentOrderLimit, of: shopper)
+            }) {
                 $0.recentOrders.items = $1
             }
         case .recommended:
-            load(section, generation, { [recommendations] in try await recommendations.recommendations(limit: Self.productLimit) }) {
+            load(section, generation, { [recommendations, shopper = session.shopper] in
+                try await recommendations.recommendations(limit: Self.productLimit, for: shopper)
+            }) {
                 $0.recommended.items = $1
             }
         }
@@ -199,7 +207,7 @@ public final class DashboardViewModel {
 
     private func handle(_ event: ShopEvent) {
         switch event {
-        case .orderPlaced(let order):
+        case .orderPlaced(let order, let shopper) where shopper == session.shopper:
             if recentOrders.phase == .loaded {
                 recentOrders.items = Array(([order] + recentOrders.items.filter { $0.id != order.id }).prefix(Self.recentOrderLimit))
             } else if recentOrders.phase != .idle {
@@ -210,11 +218,20 @@ public final class DashboardViewModel {
             refreshQuietly(.featured)
             refreshQuietly(.categories)
             refreshQuietly(.recommended)
-        case .favoriteChanged:
+        case .favoriteChanged(_, _, let shopper) where shopper == session.shopper:
+            refreshQuietly(.recommended)
+        case .shopperDataChanged(let shopper) where shopper == session.shopper:
+            refreshQuietly(.recentOrders)
+            refreshQuietly(.recommended)
+        case .sessionChanged:
+            // Nothing of the last shopper's stays shown, even for a moment.
+            recentOrders.items = []
+            recommended.items = []
+            refreshQuietly(.recentOrders)
             refreshQuietly(.recommended)
         case .resync:
             for section in DashboardSection.allCases { refreshQuietly(section) }
-        case .cartChanged:
+        default:
             break
         }
     }

@@ -37,6 +37,7 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private let favorites: any FavoritesService
     @ObservationIgnored private let cart: any CartService
     @ObservationIgnored private let events: ShopEvents
+    @ObservationIgnored private let session: ShopSession
     @ObservationIgnored private let clock: any Clock<Duration>
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private let load = ReplaceableLoad()
@@ -50,20 +51,21 @@ public final class ProductDetailViewModel {
     /// Creates the ViewModel; nothing loads before ``appear()``.
     public init(
         productId: String, catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
-        events: ShopEvents, clock: any Clock<Duration>
+        events: ShopEvents, session: ShopSession, clock: any Clock<Duration>
     ) {
         self.productId = productId
         self.catalog = catalog
         self.favorites = favorites
         self.cart = cart
         self.events = events
+        self.session = session
         self.clock = clock
     }
 
     /// Creates the ViewModel from the service container.
-    public convenience init(productId: String, services: ShopServices, clock: any Clock<Duration>) {
+    public convenience init(productId: String, services: ShopServices, session: ShopSession, clock: any Clock<Duration>) {
         self.init(productId: productId, catalog: services.catalog, favorites: services.favorites,
-                  cart: services.cart, events: services.events, clock: clock)
+                  cart: services.cart, events: services.events, session: session, clock: clock)
     }
 
     // MARK: State
@@ -172,9 +174,9 @@ public final class ProductDetailViewModel {
         }
         let target = !previous
         isFavorite = target
-        let task = Task { [weak self, favorites, productId] () -> (any Error)? in
+        let task = Task { [weak self, favorites, productId, shopper = session.shopper] () -> (any Error)? in
             do {
-                try await favorites.setFavorite(productId: productId, isFavorite: target)
+                try await favorites.setFavorite(productId: productId, isFavorite: target, for: shopper)
                 self?.actionError = nil
             } catch {
                 switch Failure(error) {
@@ -210,11 +212,11 @@ public final class ProductDetailViewModel {
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
         addedFlagTask?.cancel()
         addToCartPhase = .submitting
-        let task = Task { [weak self, cart, productId, quantity] () -> (any Error)? in
+        let task = Task { [weak self, cart, productId, quantity, shopper = session.shopper] () -> (any Error)? in
             do {
-                let updated = try await cart.add(productId: productId, quantity: quantity)
+                let updated = try await cart.add(productId: productId, quantity: quantity, for: shopper)
                 guard let self else { return nil }
-                self.showCart(updated)
+                self.showCart(updated, of: shopper)
                 self.actionError = nil
                 self.showAddedFlag()
             } catch {
@@ -245,14 +247,16 @@ public final class ProductDetailViewModel {
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
         load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
-            [weak self, catalog, favorites, cart, productId] in
+            [weak self, catalog, favorites, cart, productId, shopper = session.shopper] in
             async let product = catalog.product(id: productId)
-            async let favorite = attempt { try await favorites.isFavorite(productId: productId) }
-            async let cartNow = attempt { try await cart.cart() }
+            async let favorite = attempt { try await favorites.isFavorite(productId: productId, for: shopper) }
+            async let cartNow = attempt { try await cart.cart(of: shopper) }
             do {
                 let loaded = try await product
                 let (isFavorite, cart) = await (favorite, cartNow)
                 guard let self, !Task.isCancelled else { return false }
+                // The session switched shopper meanwhile: its own reload shows the new one's parts.
+                guard self.session.shopper == shopper else { return false }
                 self.loadFailure = nil
                 self.actionError = nil
                 self.partError = nil
@@ -286,7 +290,8 @@ public final class ProductDetailViewModel {
         clampQuantity()
     }
 
-    private func showCart(_ cart: Cart) {
+    private func showCart(_ cart: Cart, of shopper: Shopper) {
+        guard shopper == session.shopper else { return }
         inCart = cart.line(for: productId)?.quantity ?? 0
         if isFavorite != nil { partError = nil }
         clampQuantity()
@@ -311,11 +316,11 @@ public final class ProductDetailViewModel {
 
     private func handle(_ event: ShopEvent) {
         switch event {
-        case .favoriteChanged(let id, let value) where id == productId:
+        case .favoriteChanged(let id, let value, let shopper) where id == productId && shopper == session.shopper:
             isFavorite = value
             if inCart != nil { partError = nil }
-        case .cartChanged(let cart):
-            showCart(cart)
+        case .cartChanged(let cart, let shopper):
+            showCart(cart, of: shopper)
         case .productsDeleted(let ids) where ids.contains(productId):
             load.cancel()
             product = nil
@@ -324,26 +329,48 @@ public final class ProductDetailViewModel {
             partError = nil
             loadFailure = .productGone(productId)
             phase = .failed(message: "This product is no longer available.", retryable: false)
-        case .orderPlaced(let order) where phase == .loaded && order.lines.contains { $0.productId == productId }:
+        case .orderPlaced(let order, _) where phase == .loaded && order.lines.contains { $0.productId == productId }:
             // Its stock changed: reload it (tracked, so the answer of the checkout waits for it).
             events.track(tasks.run { [weak self, catalog, productId] in
                 guard let product = try? await catalog.product(id: productId), !Task.isCancelled else { return }
                 self?.show(product)
             })
         case .resync where phase == .loaded:
-            events.track(tasks.run { [weak self, catalog, favorites, cart, productId] in
-                async let product = try? catalog.product(id: productId)
-                async let favorite = try? favorites.isFavorite(productId: productId)
-                async let cartNow = try? cart.cart()
-                let (loaded, isFavorite, current) = await (product, favorite, cartNow)
-                guard let self, !Task.isCancelled else { return }
-                if let loaded { self.show(loaded) }
-                if let isFavorite { self.isFavorite = isFavorite }
-                if let current { self.showCart(current) }
-            })
+            reloadForFeed(includingProduct: true)
+        case .sessionChanged where phase == .loaded, .shopperDataChanged(session.shopper) where phase == .loaded:
+            reloadForFeed(includingProduct: false)
+        case .sessionChanged where phase == .loading:
+            // A load under way reads the last shopper's parts: start again for the new one.
+            events.track(startLoad())
         default:
             break
         }
+    }
+
+    /// Loads again what the feed says may have changed: the session's favourite mark and cart units (the
+    /// shopper's parts, unknown until loaded), and the product. Tracked, so an action's answer waits for it.
+    private func reloadForFeed(includingProduct: Bool) {
+        let shopper = session.shopper
+        events.track(tasks.run { [weak self, catalog, favorites, cart, productId] in
+            async let product = includingProduct ? try? catalog.product(id: productId) : nil
+            async let favorite = attempt { try await favorites.isFavorite(productId: productId, for: shopper) }
+            async let cartNow = attempt { try await cart.cart(of: shopper) }
+            let (loaded, isFavorite, current) = await (product, favorite, cartNow)
+            guard let self, !Task.isCancelled, self.session.shopper == shopper else { return }
+            if let loaded { self.show(loaded) }
+            switch isFavorite {
+            case .success(let value): self.isFavorite = value
+            case .failure(let error):
+                self.isFavorite = nil
+                self.partError = Failure.loadError(error)
+            }
+            switch current {
+            case .success(let cart): self.showCart(cart, of: shopper)
+            case .failure(let error):
+                self.inCart = nil
+                self.partError = self.partError ?? Failure.loadError(error)
+            }
+        })
     }
 }
 

@@ -138,32 +138,46 @@ final class ChangeFeed {
             firstKept = try ChangeLog.firstSeq(db)
             lastWritten = try ChangeLog.lastSeq(db)
             let read = try ChangeLog.entries(db, after: after, limit: ChangeFeed.batchSize)
-            // The cart is read once, for the last cart entry of the batch: the others would show the same.
-            let lastCartEntry = read.last { $0.kind == .cart && !knownSeqs.contains($0.seq) }?.seq
-            let cart = lastCartEntry == nil ? nil : try StoredRows.cart(db)
+            // Each shopper's cart is read once, for its last cart entry of the batch: the others would show
+            // the same.
+            var lastCartEntry: [String: Int64] = [:]
+            for entry in read where entry.kind == .cart && !knownSeqs.contains(entry.seq) { lastCartEntry[entry.subject] = entry.seq }
             for entry in read {
                 guard !knownSeqs.contains(entry.seq) else {
                     entries.append((entry.seq, []))
                     continue
                 }
-                entries.append((entry.seq, try Self.events(of: entry, db: db, cart: entry.seq == lastCartEntry ? cart : nil)))
+                let isLastCart = entry.kind == .cart && lastCartEntry[entry.subject] == entry.seq
+                entries.append((entry.seq, try Self.events(of: entry, db: db, readCart: isLastCart)))
             }
         }
 
-        static func events(of entry: ChangeLog.Entry, db: Database, cart: Cart?) throws -> [ShopEvent] {
+        static func events(of entry: ChangeLog.Entry, db: Database, readCart: Bool) throws -> [ShopEvent] {
             switch entry.kind {
             case .cart:
-                return cart.map { [.cartChanged($0)] } ?? []
+                guard readCart else { return [] }
+                // An entry from before accounts (no subject) cannot be placed: reload everything.
+                guard let shopper = Shopper(storageKey: entry.subject) else { return [.resync] }
+                return [.cartChanged(try StoredRows.cart(db, of: shopper), shopper: shopper)]
             case .favorite:
-                let parts = entry.subject.split(separator: ":")
+                guard let space = entry.subject.firstIndex(of: " "),
+                      let shopper = Shopper(storageKey: String(entry.subject[..<space])) else { return [.resync] }
+                let parts = entry.subject[entry.subject.index(after: space)...].split(separator: ":")
                 guard parts.count == 2 else { return [] }
-                return [.favoriteChanged(productId: String(parts[0]), isFavorite: parts[1] == "1")]
+                return [.favoriteChanged(productId: String(parts[0]), isFavorite: parts[1] == "1", shopper: shopper)]
             case .order:
-                return try StoredRows.order(db, id: entry.subject).map { [.orderPlaced($0)] } ?? []
+                return try StoredRows.order(db, id: entry.subject).map { [.orderPlaced($0.order, shopper: $0.shopper)] } ?? []
             case .productCreated:
                 return try StoredRows.product(db, id: entry.subject).map { [.productCreated($0)] } ?? []
             case .productsDeleted:
                 return [.productsDeleted(entry.subject.split(separator: ",").map(String.init))]
+            case .shopper:
+                return Shopper(storageKey: entry.subject).map { [.shopperDataChanged($0)] } ?? []
+            case .account:
+                guard let id = Int64(entry.subject) else { return [] }
+                return try AccountRows.account(db, id: id).map { [.accountChanged($0)] } ?? []
+            case .sessionEnded:
+                return [.sessionEnded(sessionId: entry.subject)]
             case .reset, nil:
                 return [.resync]
             }

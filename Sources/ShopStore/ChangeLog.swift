@@ -14,9 +14,9 @@ import Shop
 enum ChangeLog {
     /// What an entry says changed.
     enum Kind: String {
-        /// The cart's lines (subject empty).
+        /// A shopper's cart lines (subject the shopper's storage key).
         case cart
-        /// A favourite mark (subject `productId` then `:1` or `:0`).
+        /// A favourite mark (subject: see ``favoriteSubject(owner:productId:isFavorite:)``).
         case favorite
         /// An order was placed (subject its id); stock of its products changed.
         case order
@@ -26,6 +26,12 @@ enum ChangeLog {
         case productsDeleted
         /// The catalog was replaced (seeding): everything is to be reloaded.
         case reset
+        /// Several parts of a shopper's data changed (a guest's adopted at sign-in; subject the storage key).
+        case shopper
+        /// An account's profile changed (subject its id).
+        case account
+        /// A session was signed out (subject its id).
+        case sessionEnded
     }
 
     /// One entry.
@@ -59,6 +65,12 @@ enum ChangeLog {
         let cutoff = milliseconds - Int64(retention * 1000)
         try db.execute(sql: "DELETE FROM change_log WHERE seq <= ? OR at < ?", arguments: [lastSeq - maximumEntries, cutoff])
         try db.execute(sql: "DELETE FROM idempotency_key WHERE at < ?", arguments: [cutoff])
+    }
+
+    /// The subject of a favourite entry: `<owner> <productId>:1` (marked) or `:0` (unmarked). Owner keys
+    /// hold no space.
+    static func favoriteSubject(owner: String, productId: String, isFavorite: Bool) -> String {
+        "\(owner) \(productId):\(isFavorite ? 1 : 0)"
     }
 
     /// The number of the last entry ever written (0 before the first; pruning does not lower it).

@@ -1,6 +1,6 @@
 import Shop
 
-// Decorators that put a FaultInjector in front of each service. One file: they are five copies of the
+// Decorators that put a FaultInjector in front of each service. One file: they are six copies of the
 // same few lines, and reading them side by side is the easiest way to check none was missed.
 
 struct FaultInjectingCatalogService: CatalogService {
@@ -31,11 +31,11 @@ struct FaultInjectingFavoritesService: FavoritesService {
     let base: any FavoritesService
     let injector: FaultInjector
 
-    func isFavorite(productId: String) async throws -> Bool {
-        try await injector.perform(.favorites) { try await base.isFavorite(productId: productId) }
+    func isFavorite(productId: String, for shopper: Shopper) async throws -> Bool {
+        try await injector.perform(.favorites) { try await base.isFavorite(productId: productId, for: shopper) }
     }
-    func setFavorite(productId: String, isFavorite: Bool) async throws {
-        try await injector.perform(.favorites) { try await base.setFavorite(productId: productId, isFavorite: isFavorite) }
+    func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws {
+        try await injector.perform(.favorites) { try await base.setFavorite(productId: productId, isFavorite: isFavorite, for: shopper) }
     }
 }
 
@@ -43,20 +43,20 @@ struct FaultInjectingCartService: CartService {
     let base: any CartService
     let injector: FaultInjector
 
-    func cart() async throws -> Cart {
-        try await injector.perform(.cart) { try await base.cart() }
+    func cart(of shopper: Shopper) async throws -> Cart {
+        try await injector.perform(.cart) { try await base.cart(of: shopper) }
     }
-    func add(productId: String, quantity: Int) async throws -> Cart {
-        try await injector.perform(.cart) { try await base.add(productId: productId, quantity: quantity) }
+    func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
+        try await injector.perform(.cart) { try await base.add(productId: productId, quantity: quantity, for: shopper) }
     }
-    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
-        try await injector.perform(.cart) { try await base.setQuantity(productId: productId, quantity: quantity) }
+    func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
+        try await injector.perform(.cart) { try await base.setQuantity(productId: productId, quantity: quantity, for: shopper) }
     }
-    func remove(productId: String) async throws -> Cart {
-        try await injector.perform(.cart) { try await base.remove(productId: productId) }
+    func remove(productId: String, for shopper: Shopper) async throws -> Cart {
+        try await injector.perform(.cart) { try await base.remove(productId: productId, for: shopper) }
     }
-    func clear() async throws -> Cart {
-        try await injector.perform(.cart) { try await base.clear() }
+    func clear(for shopper: Shopper) async throws -> Cart {
+        try await injector.perform(.cart) { try await base.clear(for: shopper) }
     }
 }
 
@@ -64,11 +64,11 @@ struct FaultInjectingOrderService: OrderService {
     let base: any OrderService
     let injector: FaultInjector
 
-    func recentOrders(limit: Int) async throws -> [Order] {
-        try await injector.perform(.orders) { try await base.recentOrders(limit: limit) }
+    func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] {
+        try await injector.perform(.orders) { try await base.recentOrders(limit: limit, of: shopper) }
     }
-    func placeOrder(expectedRevision: Int64?) async throws -> Order {
-        try await injector.perform(.orders) { try await base.placeOrder(expectedRevision: expectedRevision) }
+    func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order {
+        try await injector.perform(.orders) { try await base.placeOrder(expectedRevision: expectedRevision, for: shopper) }
     }
 }
 
@@ -76,7 +76,34 @@ struct FaultInjectingRecommendationService: RecommendationService {
     let base: any RecommendationService
     let injector: FaultInjector
 
-    func recommendations(limit: Int) async throws -> [Product] {
-        try await injector.perform(.recommendations) { try await base.recommendations(limit: limit) }
+    func recommendations(limit: Int, for shopper: Shopper) async throws -> [Product] {
+        try await injector.perform(.recommendations) { try await base.recommendations(limit: limit, for: shopper) }
+    }
+}
+
+struct FaultInjectingAccountService: AccountService {
+    let base: any AccountService
+    let injector: FaultInjector
+
+    func register(email: String, password: String) async throws -> AccountSession {
+        try await injector.perform(.accounts) { try await base.register(email: email, password: password) }
+    }
+    func signIn(email: String, password: String) async throws -> AccountSession {
+        try await injector.perform(.accounts) { try await base.signIn(email: email, password: password) }
+    }
+    func resume(token: String) async throws -> AccountSession {
+        try await injector.perform(.accounts) { try await base.resume(token: token) }
+    }
+    func signOut(sessionId: String) async throws {
+        try await injector.perform(.accounts) { try await base.signOut(sessionId: sessionId) }
+    }
+    func account(id: Int64) async throws -> Account {
+        try await injector.perform(.accounts) { try await base.account(id: id) }
+    }
+    func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account {
+        try await injector.perform(.accounts) { try await base.updateProfile(accountId: accountId, update) }
+    }
+    func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
+        try await injector.perform(.accounts) { try await base.adoptGuest(guestId, into: accountId) }
     }
 }

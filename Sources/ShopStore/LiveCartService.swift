@@ -2,84 +2,89 @@ import Foundation
 import GRDB
 import Shop
 
-/// The cart over the shop database. Every change is one transaction that writes a change-log entry and
-/// returns the priced cart; the change is published on the feed after it commits.
+/// Each shopper's cart over the shop database (`cart_line` rows under the shopper's owner key). Every change
+/// is one transaction that writes a change-log entry and returns the priced cart; the change is published
+/// on the feed after it commits.
 struct LiveCartService: CartService {
     let database: ShopDatabase
     let feed: ChangeFeed
     let now: @Sendable () -> Date
 
-    func cart() async throws -> Cart {
+    func cart(of shopper: Shopper) async throws -> Cart {
         try await StorageError.mapping {
-            try await database.writer.read { db in try StoredRows.cart(db) }
+            try await database.writer.read { db in try StoredRows.cart(db, of: shopper) }
         }
     }
 
-    func add(productId: String, quantity: Int) async throws -> Cart {
+    func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
-        return try await change { db in
+        let owner = shopper.storageKey
+        return try await change(shopper) { db in
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
             let current = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE productId = ?"), arguments: [productId]) ?? 0
+                db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?"), arguments: [owner, productId]) ?? 0
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = current.addingReportingOverflow(quantity)
             try Self.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
             try db.cachedStatement(sql: """
-                INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
-                ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                """).execute(arguments: [productId, quantity])
+                INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
+                ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
+                """).execute(arguments: [owner, productId, quantity])
         }
     }
 
-    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+    func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
-        return try await change { db in
+        let owner = shopper.storageKey
+        return try await change(shopper) { db in
             guard try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId = ?)"), arguments: [productId]) == true
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE owner = ? AND productId = ?)"),
+                arguments: [owner, productId]) == true
             else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
-                try db.execute(sql: "DELETE FROM cart_line WHERE productId = ?", arguments: [productId])
+                try db.execute(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?", arguments: [owner, productId])
                 return
             }
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
             try Self.checkAvailability(of: product, quantity: quantity)
-            try db.cachedStatement(sql: "UPDATE cart_line SET quantity = ? WHERE productId = ?").execute(arguments: [quantity, productId])
+            try db.cachedStatement(sql: "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
+                .execute(arguments: [quantity, owner, productId])
         }
     }
 
-    func remove(productId: String) async throws -> Cart {
-        try await change { db in
-            try db.execute(sql: "DELETE FROM cart_line WHERE productId = ?", arguments: [productId])
+    func remove(productId: String, for shopper: Shopper) async throws -> Cart {
+        try await change(shopper) { db in
+            try db.execute(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?", arguments: [shopper.storageKey, productId])
             guard db.changesCount > 0 else { throw ShopError.notInCart(productId) }
         }
     }
 
-    func clear() async throws -> Cart {
-        try await change { db in
-            try db.execute(sql: "DELETE FROM cart_line")
+    func clear(for shopper: Shopper) async throws -> Cart {
+        try await change(shopper) { db in
+            try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [shopper.storageKey])
         }
     }
 
     /// Runs a change atomically (in a savepoint of a group commit): bumps the cart revision, writes the
     /// change-log entry and the task's idempotency key, and publishes the new cart after the commit. A
     /// retry of a keyed change already stored applies nothing and returns the cart as it is.
-    private func change(_ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
+    private func change(_ shopper: Shopper, _ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
         let key = IdempotencyKey.current
         let now = now()
         let (cart, seq) = try await StorageError.mapping {
             try await database.commits.write { db -> (Cart, Int64?) in
-                if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.cart(db), nil) }
+                if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.cart(db, of: shopper), nil) }
                 try body(db)
-                try StoredRows.bumpCartRevision(db)
+                try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, at: now)
-                return (try StoredRows.cart(db), try ChangeLog.append(db, .cart, at: now))
+                return (try StoredRows.cart(db, of: shopper), try ChangeLog.append(db, .cart, shopper.storageKey, at: now))
             }
         }
-        if let seq { await feed.committed(seq, [.cartChanged(cart)]) }
+        if let seq { await feed.committed(seq, [.cartChanged(cart, shopper: shopper)]) }
         return cart
     }
 

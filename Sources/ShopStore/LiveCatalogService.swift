@@ -92,35 +92,39 @@ struct LiveCatalogService: CatalogService {
         guard !requested.isEmpty else { return }
         let key = IdempotencyKey.current
         let now = now()
-        let (deleted, cart, seq) = try await StorageError.mapping {
-            try await database.writer.write { db -> ([String], Cart?, Int64?) in
-                if case .replay = try IdempotencyRecord.check(db, key) { return ([], nil, nil) }
+        let (deleted, carts, seq) = try await StorageError.mapping {
+            try await database.writer.write { db -> ([String], [(Shopper, Cart)], Int64?) in
+                if case .replay = try IdempotencyRecord.check(db, key) { return ([], [], nil) }
                 var deleted: [String] = []
-                var cartChanged = false
+                var owners = Set<String>()
                 for chunk in stride(from: 0, to: requested.count, by: 500).map({ requested[$0..<min($0 + 500, requested.count)] }) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                     let arguments = StatementArguments(Array(chunk))
                     deleted += try String.fetchAll(db, sql: "SELECT id FROM product WHERE id IN (\(placeholders))", arguments: arguments)
-                    cartChanged = try cartChanged || Bool.fetchOne(db, sql: """
-                        SELECT EXISTS (SELECT 1 FROM cart_line WHERE productId IN (\(placeholders)))
-                        """, arguments: arguments) == true
+                    owners.formUnion(try String.fetchAll(db, sql: """
+                        SELECT DISTINCT owner FROM cart_line WHERE productId IN (\(placeholders))
+                        """, arguments: arguments))
                     try db.execute(sql: "DELETE FROM product WHERE id IN (\(placeholders))", arguments: arguments)
                 }
                 try IdempotencyRecord.record(db, key, at: now)
-                guard !deleted.isEmpty else { return ([], nil, nil) }
+                guard !deleted.isEmpty else { return ([], [], nil) }
                 var seq = try ChangeLog.append(db, .productsDeleted, deleted.sorted().joined(separator: ","), at: now)
-                guard cartChanged else { return (deleted, nil, seq) }
-                try StoredRows.bumpCartRevision(db)
-                seq = try ChangeLog.append(db, .cart, at: now)
-                return (deleted, try StoredRows.cart(db), seq)
+                // Every cart that lost lines changed: one entry each, after the deletion's.
+                var carts: [(Shopper, Cart)] = []
+                for shopper in owners.sorted().compactMap(Shopper.init(storageKey:)) {
+                    try StoredRows.bumpCartRevision(db, of: shopper)
+                    seq = try ChangeLog.append(db, .cart, shopper.storageKey, at: now)
+                    carts.append((shopper, try StoredRows.cart(db, of: shopper)))
+                }
+                return (deleted, carts, seq)
             }
         }
         guard let seq else { return }
-        // The deletion's entry, then the cart's when lines went: published in that order.
-        if let cart {
-            await feed.committed(seq, [.cartChanged(cart)], earlier: [seq - 1: [.productsDeleted(deleted.sorted())]])
-        } else {
-            await feed.committed(seq, [.productsDeleted(deleted.sorted())])
-        }
+        // The deletion's entry, then each changed cart's: published in that order.
+        var events: [[ShopEvent]] = [[.productsDeleted(deleted.sorted())]]
+        events += carts.map { [.cartChanged($0.1, shopper: $0.0)] }
+        let first = seq - Int64(events.count - 1)
+        let earlier = Dictionary(uniqueKeysWithValues: events.dropLast().enumerated().map { (first + Int64($0.offset), $0.element) })
+        await feed.committed(seq, events.last!, earlier: earlier)
     }
 }

@@ -9,16 +9,17 @@ struct LiveFavoritesService: FavoritesService {
     let feed: ChangeFeed
     let now: @Sendable () -> Date
 
-    func isFavorite(productId: String) async throws -> Bool {
+    func isFavorite(productId: String, for shopper: Shopper) async throws -> Bool {
         try await StorageError.mapping {
             try await database.writer.read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM favorite WHERE productId = ?)",
-                                  arguments: [productId]) ?? false
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM favorite WHERE owner = ? AND productId = ?)"),
+                                  arguments: [shopper.storageKey, productId]) ?? false
             }
         }
     }
 
-    func setFavorite(productId: String, isFavorite: Bool) async throws {
+    func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws {
+        let owner = shopper.storageKey
         let key = IdempotencyKey.current
         let now = now()
         let seq = try await StorageError.mapping {
@@ -28,18 +29,18 @@ struct LiveFavoritesService: FavoritesService {
                     guard try StoredRows.product(db, id: productId) != nil else {
                         throw ShopError.productNotFound(productId)
                     }
-                    try db.execute(sql: "INSERT OR IGNORE INTO favorite (productId) VALUES (?)", arguments: [productId])
+                    try db.execute(sql: "INSERT OR IGNORE INTO favorite (owner, productId) VALUES (?, ?)", arguments: [owner, productId])
                 } else {
-                    try db.execute(sql: "DELETE FROM favorite WHERE productId = ?", arguments: [productId])
+                    try db.execute(sql: "DELETE FROM favorite WHERE owner = ? AND productId = ?", arguments: [owner, productId])
                 }
                 let changed = db.changesCount > 0
                 try IdempotencyRecord.record(db, key, at: now)
                 guard changed else { return nil }
-                return try ChangeLog.append(db, .favorite, "\(productId):\(isFavorite ? 1 : 0)", at: now)
+                return try ChangeLog.append(db, .favorite, ChangeLog.favoriteSubject(owner: owner, productId: productId, isFavorite: isFavorite), at: now)
             }
         }
         if let seq {
-            await feed.committed(seq, [.favoriteChanged(productId: productId, isFavorite: isFavorite)])
+            await feed.committed(seq, [.favoriteChanged(productId: productId, isFavorite: isFavorite, shopper: shopper)])
         }
     }
 }

@@ -10,23 +10,24 @@ struct LiveOrderService: OrderService {
     let feed: ChangeFeed
     let now: @Sendable () -> Date
 
-    func recentOrders(limit: Int) async throws -> [Order] {
+    func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] {
         try await StorageError.mapping {
-            try await database.writer.read { db in try StoredRows.orders(db, limit: max(limit, 0)) }
+            try await database.writer.read { db in try StoredRows.orders(db, of: shopper, limit: max(limit, 0)) }
         }
     }
 
-    func placeOrder(expectedRevision: Int64?) async throws -> Order {
+    func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order {
+        let owner = shopper.storageKey
         let key = IdempotencyKey.current
         let now = now()
         let createdAt = StoredDate.date(StoredDate.milliseconds(now))
         let (order, cart, seq) = try await StorageError.mapping {
             try await database.commits.write { db -> (Order, Cart, Int64?) in
                 if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
-                   let id = outcome["orderId"], let order = try StoredRows.order(db, id: id) {
-                    return (order, try StoredRows.cart(db), nil)
+                   let id = outcome["orderId"], let (order, orderShopper) = try StoredRows.order(db, id: id), orderShopper == shopper {
+                    return (order, try StoredRows.cart(db, of: shopper), nil)
                 }
-                let cart = try StoredRows.cart(db)
+                let cart = try StoredRows.cart(db, of: shopper)
                 if let expectedRevision, cart.revision != expectedRevision {
                     throw ShopError.cartChanged(revision: cart.revision)
                 }
@@ -45,9 +46,9 @@ struct LiveOrderService: OrderService {
                     },
                     subtotal: cart.subtotal, tax: cart.tax, total: cart.total)
                 try db.execute(sql: """
-                    INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [seq, order.id, StoredDate.milliseconds(createdAt), order.subtotal.minorUnits,
-                                     order.tax.minorUnits, order.total.minorUnits])
+                                     order.tax.minorUnits, order.total.minorUnits, owner])
                 let insertLine = try db.makeStatement(sql: """
                     INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
                     """)
@@ -57,15 +58,17 @@ struct LiveOrderService: OrderService {
                                                        line.unitPrice.minorUnits, line.quantity])
                     try decrementStock.execute(arguments: [line.quantity, line.productId])
                 }
-                try db.execute(sql: "DELETE FROM cart_line")
-                try StoredRows.bumpCartRevision(db)
+                try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [owner])
+                try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
-                try ChangeLog.append(db, .cart, at: now)
-                return (order, try StoredRows.cart(db), try ChangeLog.append(db, .order, order.id, at: now))
+                try ChangeLog.append(db, .cart, owner, at: now)
+                return (order, try StoredRows.cart(db, of: shopper), try ChangeLog.append(db, .order, order.id, at: now))
             }
         }
         // One entry for the emptied cart and one for the order; both published, in order, with the last.
-        if let seq { await feed.committed(seq, [.orderPlaced(order)], earlier: [seq - 1: [.cartChanged(cart)]]) }
+        if let seq {
+            await feed.committed(seq, [.orderPlaced(order, shopper: shopper)], earlier: [seq - 1: [.cartChanged(cart, shopper: shopper)]])
+        }
         return order
     }
 }

@@ -11,6 +11,7 @@ enum ShopSchema {
             try DemoCatalog.insert(productCount: DemoCatalog.defaultProductCount, into: db)
         }
         migrator.registerMigration("v2-change-log", migrate: createChangeLog)
+        migrator.registerMigration("v3-accounts", migrate: AccountSchema.migrate)
         return migrator
     }
 

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Shop
 
@@ -11,7 +12,8 @@ extension ShopServices {
     ///   - clock: The clock injected latency waits on.
     ///   - faultSeed: Seeds the choice of failing calls, so a run can be repeated exactly.
     ///   - events: The change feed the services publish to and the ViewModels subscribe to.
-    ///   - now: The current date, for order and product creation dates.
+    ///   - now: The current date, for order and product creation dates, sessions and sign-in locks.
+    ///   - hasher: How passwords are hashed (``PasswordHasher/Cost/standard`` unless a test asks cheaper).
     ///   - followingOtherProcesses: how often to look for changes other processes stored in a database
     ///     file (nil: never, as for a database only this process uses). The poll stops when the services
     ///     are released.
@@ -23,6 +25,7 @@ extension ShopServices {
         faultSeed: UInt64 = 42,
         events: ShopEvents = ShopEvents(),
         now: @escaping @Sendable () -> Date = { Date() },
+        hasher: PasswordHasher = PasswordHasher(),
         followingOtherProcesses interval: Duration? = nil
     ) -> ShopServices {
         let feed = ChangeFeed(database: database, events: events)
@@ -33,6 +36,7 @@ extension ShopServices {
             cart: LiveCartService(database: database, feed: feed, now: now),
             orders: LiveOrderService(database: database, feed: feed, now: now),
             recommendations: LiveRecommendationService(database: database),
+            accounts: LiveAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
             idempotency: LiveIdempotencyService(database: database),
             events: events)
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
@@ -53,6 +57,7 @@ extension FaultPlan {
             cart: FaultInjectingCartService(base: services.cart, injector: injector),
             orders: FaultInjectingOrderService(base: services.orders, injector: injector),
             recommendations: FaultInjectingRecommendationService(base: services.recommendations, injector: injector),
+            accounts: FaultInjectingAccountService(base: services.accounts, injector: injector),
             idempotency: services.idempotency,
             events: services.events)
     }

@@ -27,18 +27,20 @@ enum StoredRows {
             .map(product)
     }
 
-    /// The cart, priced, as it is in this transaction.
+    /// A shopper's cart, priced, as it is in this transaction.
     ///
     /// This and the other statements of every cart change are cached (compiled once per connection):
     /// compiling them each time was a tenth of the server's CPU time per `cart/add`.
-    static func cart(_ db: Database) throws -> Cart {
+    static func cart(_ db: Database, of shopper: Shopper) throws -> Cart {
+        let owner = shopper.storageKey
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM cart_line c
             JOIN product p ON p.id = c.productId
             JOIN category k ON k.id = p.categoryId
+            WHERE c.owner = ?
             ORDER BY c.seq
-            """))
+            """), arguments: [owner])
         var lines: [CartLine] = []
         var taxed: [(amount: Money, taxRate: Int)] = []
         for row in rows {
@@ -48,13 +50,16 @@ enum StoredRows {
             lines.append(line)
             taxed.append((line.lineTotal, row[5]))
         }
-        let revision = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM cart_revision WHERE id = 1")) ?? 0
+        let revision = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM cart_revision WHERE owner = ?"), arguments: [owner]) ?? 0
         return Cart(lines: lines, tax: TaxRules.tax(taxed), revision: revision)
     }
 
-    /// Marks the cart as changed.
-    static func bumpCartRevision(_ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE id = 1").execute()
+    /// Marks a shopper's cart as changed.
+    static func bumpCartRevision(_ db: Database, of shopper: Shopper) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO cart_revision (owner, revision) VALUES (?, 1)
+            ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
+            """).execute(arguments: [shopper.storageKey])
     }
 
     /// The next value of a table's AUTOINCREMENT counter (never reused, even after deletes).
@@ -63,18 +68,22 @@ enum StoredRows {
         return (current ?? 0) + 1
     }
 
-    /// One order with its lines, or `nil`.
-    static func order(_ db: Database, id: String) throws -> Order? {
-        try orders(db, rows: Row.fetchAll(db, sql: """
-            SELECT id, createdAt, subtotal, tax, total FROM customer_order WHERE id = ?
-            """, arguments: [id])).first
+    /// One order with its lines and whose it is, or `nil`.
+    static func order(_ db: Database, id: String) throws -> (order: Order, shopper: Shopper)? {
+        guard let owner = try String.fetchOne(db, sql: "SELECT owner FROM customer_order WHERE id = ?", arguments: [id]),
+              let shopper = Shopper(storageKey: owner),
+              let order = try orders(db, rows: Row.fetchAll(db, sql: """
+                  SELECT id, createdAt, subtotal, tax, total FROM customer_order WHERE id = ?
+                  """, arguments: [id])).first
+        else { return nil }
+        return (order, shopper)
     }
 
-    /// Orders with their lines, newest first.
-    static func orders(_ db: Database, limit: Int) throws -> [Order] {
+    /// A shopper's orders with their lines, newest first.
+    static func orders(_ db: Database, of shopper: Shopper, limit: Int) throws -> [Order] {
         try orders(db, rows: Row.fetchAll(db, sql: """
-            SELECT id, createdAt, subtotal, tax, total FROM customer_order ORDER BY seq DESC LIMIT ?
-            """, arguments: [limit]))
+            SELECT id, createdAt, subtotal, tax, total FROM customer_order WHERE owner = ? ORDER BY seq DESC LIMIT ?
+            """, arguments: [shopper.storageKey, limit]))
     }
 
     private static func orders(_ db: Database, rows orderRows: [Row]) throws -> [Order] {

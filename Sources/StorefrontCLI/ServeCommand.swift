@@ -1,4 +1,5 @@
 import ArgumentParser
+import Credentials
 import CProcessControl
 import JSONRPC
 import JSONRPCTransport
@@ -68,7 +69,8 @@ struct ServeCommand: ParsableCommand {
             let clock = ContinuousClock()
             let services = ShopServices.live(
                 database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval)
-            let assembly = ServerAssembly(services: services, clock: clock, outbox: Outbox(), logger: logger)
+            let assembly = ServerAssembly(
+                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger)
             logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)

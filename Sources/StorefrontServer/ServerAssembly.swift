@@ -2,6 +2,7 @@ import JSON
 import JSONRPC
 import Logging
 import Shop
+import ShopFeatures
 import ViewModelBinding
 
 /// The composition root of `storefront serve`: one connection, the ViewModel host and every ViewModel
@@ -13,15 +14,21 @@ public struct ServerAssembly {
     /// The ViewModels on the wire, installed on ``connection``.
     public let host: ViewModelHost<ShopEnvironment>
 
-    /// Wires a connection answering through `outbox` to ViewModels over `services`.
+    /// Wires a connection answering through `outbox` to ViewModels over `services`, in a session of its own
+    /// (a guest until it signs in).
     ///
     /// - Parameters:
     ///   - services: the shop's services (live over the store in the server).
-    ///   - clock: the clock the ViewModels debounce and time out with.
+    ///   - clock: the clock the ViewModels debounce and time out with, and the session's expiry is timed on.
+    ///   - makeGuestId: a new unguessable guest id (the session's guest cart is stored under it).
     ///   - outbox: where the connection writes.
     ///   - logger: the stderr log channel.
-    public init(services: ShopServices, clock: any Clock<Duration>, outbox: Outbox, logger: Logger) {
-        self.init(environment: ShopEnvironment(services: services, clock: clock), outbox: outbox, logger: logger)
+    public init(
+        services: ShopServices, clock: any Clock<Duration>, makeGuestId: @escaping @Sendable () -> String,
+        outbox: Outbox, logger: Logger
+    ) {
+        let session = ShopSession(accounts: services.accounts, events: services.events, clock: clock, makeGuestId: makeGuestId)
+        self.init(environment: ShopEnvironment(services: services, session: session, clock: clock), outbox: outbox, logger: logger)
     }
 
     /// The protocol as `rpc.discover` serves it, and the state schemas, derived from the code: no services
@@ -44,9 +51,10 @@ public struct ServerAssembly {
         let contract = ProtocolContract.shop
         host = ViewModelHost(connection: connection, contract: contract, environment: environment, logger: logger)
         let host = self.host
-        if let services = environment?.services {
+        if let services = environment?.services, let session = environment?.session {
             host.settle = { await services.events.settled() }
             host.idempotencyRecord = { key in try await services.idempotency.record(of: key) }
+            host.idempotencyScope = { session.shopper.storageKey }
         }
         Self.contractOrFail { try host.install() }
         connection.configureInitialize(

@@ -28,6 +28,9 @@ public final class ViewModelHost<Environment> {
     public var settle: (@MainActor () async -> Void)?
     /// Looks up an idempotency key recorded with a stored change: its request's fingerprint and outcome.
     public var idempotencyRecord: (@MainActor (String) async throws -> (fingerprint: String, outcome: [String: String])?)?
+    /// Whose actions these are (the session's shopper): part of a keyed request's fingerprint, so a key
+    /// another shopper used is refused (`idempotencyKeyReused`) rather than answered with their outcome.
+    public var idempotencyScope: (@MainActor () -> String)?
 
     private let connection: Connection
     private let logger: Logger
@@ -121,7 +124,9 @@ public final class ViewModelHost<Environment> {
                         throw RPCError.invalidParams(
                             parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
                     }
-                    key = IdempotencyKey(key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params))
+                    key = IdempotencyKey(
+                        key: text,
+                        fingerprint: (self.idempotencyScope.map { $0() + " " } ?? "") + Self.fingerprint(method: request.method, params: request.params))
                 }
                 // Actions start in the order they came, though a keyed one reads its key first.
                 await self.admission.enter()

@@ -16,7 +16,7 @@ import Testing
 
     func appeared(with shown: Cart) async -> CartViewModel {
         cart.cart.returns(shown)
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events)
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: .signedInForTests(events: events))
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
         return viewModel
@@ -53,10 +53,10 @@ import Testing
         let viewModel = await appeared(with: priced([], revision: 1))
         // Another ViewModel's service call publishes the committed cart.
         let changed = priced([Fixture.line(spade, quantity: 1)], revision: 2)
-        events.publish(.cartChanged(changed))
+        events.publish(.cartChanged(changed, shopper: Fixture.shopper))
         #expect(viewModel.state == state(changed))
         // A late, older copy does not replace it.
-        events.publish(.cartChanged(priced([], revision: 1)))
+        events.publish(.cartChanged(priced([], revision: 1), shopper: Fixture.shopper))
         #expect(viewModel.state == state(changed))
     }
 
@@ -100,8 +100,8 @@ import Testing
         let gate = Gate()
         orders.placeOrder.handle { [events] _ in
             await gate.wait()
-            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2)))
-            await events.publish(.orderPlaced(order))
+            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2), shopper: Fixture.shopper))
+            await events.publish(.orderPlaced(order, shopper: Fixture.shopper))
             return order
         }
 
@@ -146,11 +146,11 @@ import Testing
         favorites.isFavorite.returns(false)
         let added = priced([Fixture.line(book, quantity: 1)], revision: 2)
         cart.add.handle { [events] _ in
-            await events.publish(.cartChanged(added))  // as the live service does after its commit
+            await events.publish(.cartChanged(added, shopper: Fixture.shopper))  // as the live service does after its commit
             return added
         }
         let detail = ProductDetailViewModel(productId: book.id, catalog: catalog, favorites: favorites, cart: cart,
-                                            events: events, clock: TestClock())
+                                            events: events, session: .signedInForTests(events: events), clock: TestClock())
         detail.appear()
         await settle { detail.phase == .loaded }
 
@@ -165,8 +165,8 @@ import Testing
         let viewModel = await appeared(with: priced(lines, revision: 1))
         let order = Fixture.order(1, lines: lines)
         orders.placeOrder.handle { [events] _ in
-            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2)))
-            await events.publish(.orderPlaced(order))
+            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2), shopper: Fixture.shopper))
+            await events.publish(.orderPlaced(order, shopper: Fixture.shopper))
             return order
         }
         try await viewModel.checkout()
@@ -181,13 +181,13 @@ import Testing
         orders.placeOrder.fails(ShopError.serviceUnavailable("orders"))
         try await viewModel.checkout()
         #expect(viewModel.state.checkoutPhase == .failed)
-        events.publish(.cartChanged(priced([], revision: 4)))
+        events.publish(.cartChanged(priced([], revision: 4), shopper: Fixture.shopper))
         #expect(viewModel.state == state(priced([], revision: 4)))
     }
 
     @Test func checkoutOfACartThatFailedToLoadSaysSoAndRefreshRetries() async throws {
         cart.cart.fails(ShopError.serviceUnavailable("cart"))
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events)
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: .signedInForTests(events: events))
         viewModel.appear()
         await settle { viewModel.state.phase == .failed }
         let error = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
@@ -207,7 +207,7 @@ import Testing
         // As the live catalog publishes a deletion: the ids, then the cart without their lines.
         events.publish(.productsDeleted([spade.id]))
         let after = priced([Fixture.line(book, quantity: 1)], revision: 2)
-        events.publish(.cartChanged(after))
+        events.publish(.cartChanged(after, shopper: Fixture.shopper))
         let notice = CartNotice(productId: spade.id, name: spade.name, reason: .productDeleted,
                                 message: "\(spade.name) was removed from your cart: it is no longer sold.")
         #expect(viewModel.state == state(after, notices: [notice]))

@@ -46,7 +46,7 @@ import Testing
         cart.cart.returns(.empty)
         let events = ShopEvents()
         let viewModel = ProductDetailViewModel(productId: "p-0001", catalog: catalog, favorites: favorites,
-                                               cart: cart, events: events, clock: TestClock())
+                                               cart: cart, events: events, session: .signedInForTests(events: events), clock: TestClock())
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
 
@@ -54,10 +54,10 @@ import Testing
         try viewModel.incrementQuantity()
         #expect(quantity.fired)
         let favourite = tracking { _ = viewModel.state }
-        events.publish(.favoriteChanged(productId: "p-0001", isFavorite: true))
+        events.publish(.favoriteChanged(productId: "p-0001", isFavorite: true, shopper: Fixture.shopper))
         #expect(favourite.fired)
         let inCart = tracking { _ = viewModel.state }
-        events.publish(.cartChanged(Cart(lines: [Fixture.line(Fixture.product(1), quantity: 1)], tax: .zero, revision: 1)))
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(Fixture.product(1), quantity: 1)], tax: .zero, revision: 1), shopper: Fixture.shopper))
         #expect(inCart.fired)
     }
 }

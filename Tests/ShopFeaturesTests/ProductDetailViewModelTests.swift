@@ -17,7 +17,7 @@ import Testing
 
     func makeViewModel(_ id: String? = nil) -> ProductDetailViewModel {
         ProductDetailViewModel(productId: id ?? product.id, catalog: catalog, favorites: favorites, cart: cart,
-                               events: events, clock: clock)
+                               events: events, session: .signedInForTests(events: events), clock: clock)
     }
 
     func loaded(quantity: Int = 1, isFavorite: Bool? = false, inCart: Int = 0) -> ProductDetailState {
@@ -163,9 +163,9 @@ import Testing
 
     @Test func feedChangesApplyAtOnce() async {
         let viewModel = await appeared()
-        events.publish(.favoriteChanged(productId: "p-other", isFavorite: true))
+        events.publish(.favoriteChanged(productId: "p-other", isFavorite: true, shopper: Fixture.shopper))
         #expect(viewModel.state == loaded())
-        events.publish(.favoriteChanged(productId: product.id, isFavorite: true))
+        events.publish(.favoriteChanged(productId: product.id, isFavorite: true, shopper: Fixture.shopper))
         #expect(viewModel.state == loaded(isFavorite: true))
         events.publish(.productsDeleted([product.id]))
         #expect(viewModel.state.phase == .failed)
@@ -181,7 +181,7 @@ import Testing
         viewModel.close()
         gate.open()
         #expect(viewModel.state.phase == .idle)
-        #expect(events.subscriberCount == 0)
+        #expect(events.subscriberCount == 1)  // the session's own, not the ViewModel's
     }
 
     @Test func aFavouritesOutageShowsTheProductWithItsMarkUnknown() async throws {
@@ -222,7 +222,7 @@ import Testing
         #expect(viewModel.state.inCart == nil)
         #expect(viewModel.state.error == ErrorInfo(message: ShopError.serviceUnavailable("cart").message, retryable: true))
         // The cart changes elsewhere: its units are known again, and so is the reason gone.
-        events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 5)))
+        events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 5), shopper: Fixture.shopper))
         #expect(viewModel.state == loaded())
     }
 
@@ -271,11 +271,11 @@ import Testing
         #expect(high?.details["requested"] == "5")
 
         // The cart changes elsewhere: one left.
-        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 1)], tax: .zero, revision: 2)))
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 1)], tax: .zero, revision: 2), shopper: Fixture.shopper))
         #expect(viewModel.state == loaded(inCart: 1))
         try viewModel.incrementQuantity()
         #expect(viewModel.state == loaded(quantity: 2, inCart: 1))
-        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 3)))
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 3), shopper: Fixture.shopper))
         #expect(viewModel.state == loaded(quantity: 1, inCart: 2))
     }
 }

@@ -27,8 +27,8 @@ final class FavoritesServiceDouble: FavoritesService {
     let isFavorite = Endpoint<String, Bool>("favorites.isFavorite")
     let setFavorite = Endpoint<Change, Void>("favorites.setFavorite")
 
-    func isFavorite(productId: String) async throws -> Bool { try await self.isFavorite.callAsFunction(productId) }
-    func setFavorite(productId: String, isFavorite: Bool) async throws {
+    func isFavorite(productId: String, for shopper: Shopper) async throws -> Bool { try await self.isFavorite.callAsFunction(productId) }
+    func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws {
         try await self.setFavorite.callAsFunction(Change(productId: productId, isFavorite: isFavorite))
     }
 }
@@ -45,25 +45,66 @@ final class CartServiceDouble: CartService {
     let remove = Endpoint<String, Cart>("cart.remove")
     let clear = Endpoint<Void, Cart>("cart.clear")
 
-    func cart() async throws -> Cart { try await self.cart.callAsFunction(()) }
-    func add(productId: String, quantity: Int) async throws -> Cart { try await self.add.callAsFunction(Line(productId: productId, quantity: quantity)) }
-    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+    func cart(of shopper: Shopper) async throws -> Cart { try await self.cart.callAsFunction(()) }
+    func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart { try await self.add.callAsFunction(Line(productId: productId, quantity: quantity)) }
+    func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         try await self.setQuantity.callAsFunction(Line(productId: productId, quantity: quantity))
     }
-    func remove(productId: String) async throws -> Cart { try await self.remove.callAsFunction(productId) }
-    func clear() async throws -> Cart { try await self.clear.callAsFunction(()) }
+    func remove(productId: String, for shopper: Shopper) async throws -> Cart { try await self.remove.callAsFunction(productId) }
+    func clear(for shopper: Shopper) async throws -> Cart { try await self.clear.callAsFunction(()) }
 }
 
 final class OrderServiceDouble: OrderService {
     let recentOrders = Endpoint<Int, [Order]>("orders.recentOrders")
     let placeOrder = Endpoint<Int64?, Order>("orders.placeOrder")
-    func recentOrders(limit: Int) async throws -> [Order] { try await self.recentOrders.callAsFunction(limit) }
-    func placeOrder(expectedRevision: Int64?) async throws -> Order { try await self.placeOrder.callAsFunction(expectedRevision) }
+    func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] { try await self.recentOrders.callAsFunction(limit) }
+    func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order { try await self.placeOrder.callAsFunction(expectedRevision) }
 }
 
 final class RecommendationServiceDouble: RecommendationService {
     let recommendations = Endpoint<Int, [Product]>("recommendations.recommendations")
-    func recommendations(limit: Int) async throws -> [Product] { try await self.recommendations.callAsFunction(limit) }
+    func recommendations(limit: Int, for shopper: Shopper) async throws -> [Product] { try await self.recommendations.callAsFunction(limit) }
+}
+
+final class AccountServiceDouble: AccountService {
+    struct Credentials: Equatable, Sendable {
+        var email: String
+        var password: String
+    }
+
+    struct Adoption: Equatable, Sendable {
+        var guestId: String
+        var accountId: Int64
+    }
+
+    struct Update: Equatable, Sendable {
+        var accountId: Int64
+        var update: ProfileUpdate
+    }
+
+    let register = Endpoint<Credentials, AccountSession>("accounts.register")
+    let signIn = Endpoint<Credentials, AccountSession>("accounts.signIn")
+    let resume = Endpoint<String, AccountSession>("accounts.resume")
+    let signOut = Endpoint<String, Void>("accounts.signOut")
+    let account = Endpoint<Int64, Account>("accounts.account")
+    let updateProfile = Endpoint<Update, Account>("accounts.updateProfile")
+    let adoptGuest = Endpoint<Adoption, GuestAdoption>("accounts.adoptGuest")
+
+    func register(email: String, password: String) async throws -> AccountSession {
+        try await self.register.callAsFunction(Credentials(email: email, password: password))
+    }
+    func signIn(email: String, password: String) async throws -> AccountSession {
+        try await self.signIn.callAsFunction(Credentials(email: email, password: password))
+    }
+    func resume(token: String) async throws -> AccountSession { try await self.resume.callAsFunction(token) }
+    func signOut(sessionId: String) async throws { try await self.signOut.callAsFunction(sessionId) }
+    func account(id: Int64) async throws -> Account { try await self.account.callAsFunction(id) }
+    func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account {
+        try await self.updateProfile.callAsFunction(Update(accountId: accountId, update: update))
+    }
+    func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
+        try await self.adoptGuest.callAsFunction(Adoption(guestId: guestId, accountId: accountId))
+    }
 }
 
 // MARK: Fixtures

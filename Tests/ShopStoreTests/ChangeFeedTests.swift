@@ -14,16 +14,16 @@ import Testing
         let feed = ChangeFeed(database: database, events: events)
         let recorder = EventRecorder(events)
 
-        let cart = try await writer.cart.add(productId: "p-0001", quantity: 2)
-        try await writer.favorites.setFavorite(productId: "p-0002", isFavorite: true)
-        let order = try await writer.orders.placeOrder(expectedRevision: cart.revision)
+        let cart = try await writer.cart.add(productId: "p-0001", quantity: 2, for: .testShopper)
+        try await writer.favorites.setFavorite(productId: "p-0002", isFavorite: true, for: .testShopper)
+        let order = try await writer.orders.placeOrder(expectedRevision: cart.revision, for: .testShopper)
         #expect(recorder.events.isEmpty)  // nothing is published before the feed reads the log
 
         await feed.catchUp()
         // In log order; the cart is read once, when its last entry is published (the others would show it too).
-        let emptied = try await writer.cart.cart()
+        let emptied = try await writer.cart.cart(of: .testShopper)
         #expect(recorder.events == [
-            .favoriteChanged(productId: "p-0002", isFavorite: true), .cartChanged(emptied), .orderPlaced(order),
+            .favoriteChanged(productId: "p-0002", isFavorite: true, shopper: .testShopper), .cartChanged(emptied, shopper: .testShopper), .orderPlaced(order, shopper: .testShopper),
         ])
         await feed.catchUp()
         #expect(recorder.events.count == 3)  // each entry once
@@ -34,11 +34,11 @@ import Testing
         let events = ShopEvents()
         let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath), events: events)
         let recorder = EventRecorder(events)
-        let cart = try await services.cart.add(productId: "p-0001", quantity: 1)
-        #expect(recorder.events == [.cartChanged(cart)])
+        let cart = try await services.cart.add(productId: "p-0001", quantity: 1, for: .testShopper)
+        #expect(recorder.events == [.cartChanged(cart, shopper: .testShopper)])
         let product = try await services.catalog.create(
             NewProduct(name: "Log Lamp", description: "", price: Money(minorUnits: 990), categoryId: "home"))
-        #expect(recorder.events == [.cartChanged(cart), .productCreated(product)])
+        #expect(recorder.events == [.cartChanged(cart, shopper: .testShopper), .productCreated(product)])
     }
 
     @Test func aFollowerBehindThePrunedLogReloadsEverything() async throws {
@@ -49,14 +49,14 @@ import Testing
         let recorder = EventRecorder(events)
         let writer = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
         // Three changes (each one flips the mark, so each writes an entry) this follower never reads.
-        for isFavorite in [true, false, true] { try await writer.favorites.setFavorite(productId: "p-0003", isFavorite: isFavorite) }
+        for isFavorite in [true, false, true] { try await writer.favorites.setFavorite(productId: "p-0003", isFavorite: isFavorite, for: .testShopper) }
         try await database.writer.write { db in
             try db.execute(sql: "DELETE FROM change_log")  // as pruning does to entries this follower never read
         }
-        try await writer.favorites.setFavorite(productId: "p-0009", isFavorite: true)
+        try await writer.favorites.setFavorite(productId: "p-0009", isFavorite: true, for: .testShopper)
         await feed.catchUp()
         #expect(recorder.events.first == .resync)
-        #expect(recorder.events.last == .favoriteChanged(productId: "p-0009", isFavorite: true))
+        #expect(recorder.events.last == .favoriteChanged(productId: "p-0009", isFavorite: true, shopper: .testShopper))
     }
 
     @Test func pruningKeepsTheNewestEntriesAndForgetsOldIdempotencyKeys() throws {
@@ -76,32 +76,32 @@ import Testing
 
     @Test func checkoutOfACartThatChangedSinceItWasShownPlacesNothing() async throws {
         let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
-        let shown = try await services.cart.add(productId: "p-0004", quantity: 1)
-        try await services.cart.add(productId: "p-0005", quantity: 1)  // another session's change
-        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: shown.revision) }
+        let shown = try await services.cart.add(productId: "p-0004", quantity: 1, for: .testShopper)
+        try await services.cart.add(productId: "p-0005", quantity: 1, for: .testShopper)  // another session's change
+        let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: shown.revision, for: .testShopper) }
         #expect(error?.reason == "cartChanged")
-        #expect(try await services.orders.recentOrders(limit: 5).isEmpty)
-        #expect(try await services.cart.cart().itemCount == 2)
+        #expect(try await services.orders.recentOrders(limit: 5, of: .testShopper).isEmpty)
+        #expect(try await services.cart.cart(of: .testShopper).itemCount == 2)
     }
 
     @Test func aKeyedChangeIsAppliedOnceAndItsKeyRefusesOtherParams() async throws {
         let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
         let key = IdempotencyKey(key: "k-1", fingerprint: "cart/add p-0006 x2")
         for _ in 0..<3 {
-            try await IdempotencyKey.$current.withValue(key) { _ = try await services.cart.add(productId: "p-0006", quantity: 2) }
+            try await IdempotencyKey.$current.withValue(key) { _ = try await services.cart.add(productId: "p-0006", quantity: 2, for: .testShopper) }
         }
-        #expect(try await services.cart.cart().itemCount == 2)
+        #expect(try await services.cart.cart(of: .testShopper).itemCount == 2)
         let other = IdempotencyKey(key: "k-1", fingerprint: "cart/add p-0007 x1")
         let error = await #expect(throws: ShopError.self) {
-            try await IdempotencyKey.$current.withValue(other) { _ = try await services.cart.add(productId: "p-0007", quantity: 1) }
+            try await IdempotencyKey.$current.withValue(other) { _ = try await services.cart.add(productId: "p-0007", quantity: 1, for: .testShopper) }
         }
         #expect(error?.reason == "idempotencyKeyReused")
 
         let pay = IdempotencyKey(key: "pay", fingerprint: "cart/checkout")
-        let first = try await IdempotencyKey.$current.withValue(pay) { try await services.orders.placeOrder(expectedRevision: nil) }
-        let again = try await IdempotencyKey.$current.withValue(pay) { try await services.orders.placeOrder(expectedRevision: nil) }
+        let first = try await IdempotencyKey.$current.withValue(pay) { try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper) }
+        let again = try await IdempotencyKey.$current.withValue(pay) { try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper) }
         #expect(again == first)
-        #expect(try await services.orders.recentOrders(limit: 5).count == 1)
+        #expect(try await services.orders.recentOrders(limit: 5, of: .testShopper).count == 1)
         #expect(try await services.idempotency.record(of: "pay")?.outcome == ["orderId": first.id])
     }
 }

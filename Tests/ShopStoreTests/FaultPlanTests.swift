@@ -46,7 +46,7 @@ final class RecordingClock: Clock, @unchecked Sendable {
             var outcomes: [Bool] = []
             for _ in 0..<40 {
                 do {
-                    _ = try await services.cart.cart()
+                    _ = try await services.cart.cart(of: .testShopper)
                     outcomes.append(true)
                 } catch let error as ShopError where error.reason == "serviceUnavailable" {
                     #expect(error.isRetryable)
@@ -67,12 +67,12 @@ final class RecordingClock: Clock, @unchecked Sendable {
         let database = try ShopDatabase(path: ":memory:")
         let failing = ShopServices.live(database: database, faults: try FaultPlan(parsing: "*:failure-rate=1"))
         let recorder = await EventRecorder(failing.events)
-        let error = await #expect(throws: ShopError.self) { try await failing.cart.add(productId: "p-0001", quantity: 1) }
+        let error = await #expect(throws: ShopError.self) { try await failing.cart.add(productId: "p-0001", quantity: 1, for: .testShopper) }
         #expect(error?.reason == "serviceUnavailable")
-        await #expect(throws: ShopError.self) { try await failing.favorites.setFavorite(productId: "p-0001", isFavorite: true) }
+        await #expect(throws: ShopError.self) { try await failing.favorites.setFavorite(productId: "p-0001", isFavorite: true, for: .testShopper) }
         let healthy = ShopServices.live(database: database)
-        #expect(try await healthy.cart.cart().isEmpty)
-        #expect(try await !healthy.favorites.isFavorite(productId: "p-0001"))
+        #expect(try await healthy.cart.cart(of: .testShopper).isEmpty)
+        #expect(try await !healthy.favorites.isFavorite(productId: "p-0001", for: .testShopper))
         #expect(await recorder.events.isEmpty)
     }
 
@@ -82,19 +82,19 @@ final class RecordingClock: Clock, @unchecked Sendable {
             database: try ShopDatabase(path: ":memory:"),
             faults: try FaultPlan(parsing: "catalog:latency=300ms;orders:latency=2s"), clock: clock)
         _ = try await services.catalog.product(id: "p-0001")
-        _ = try await services.cart.cart()
-        _ = try await services.orders.recentOrders(limit: 1)
+        _ = try await services.cart.cart(of: .testShopper)
+        _ = try await services.orders.recentOrders(limit: 1, of: .testShopper)
         #expect(clock.recorded == [.milliseconds(300), .seconds(2)])
     }
 
     @Test func anOrdersOutagePlacesNoOrder() async throws {
         let database = try ShopDatabase(path: ":memory:")
         let healthy = ShopServices.live(database: database)
-        try await healthy.cart.add(productId: "p-0001", quantity: 1)
+        try await healthy.cart.add(productId: "p-0001", quantity: 1, for: .testShopper)
         let failing = ShopServices.live(database: database, faults: try FaultPlan(parsing: "orders:failure-rate=1"))
-        let error = await #expect(throws: ShopError.self) { try await failing.orders.placeOrder(expectedRevision: nil) }
+        let error = await #expect(throws: ShopError.self) { try await failing.orders.placeOrder(expectedRevision: nil, for: .testShopper) }
         #expect(error?.details["service"] == "orders")
-        #expect(try await healthy.orders.recentOrders(limit: 5).isEmpty)
-        #expect(try await healthy.cart.cart().itemCount == 1)
+        #expect(try await healthy.orders.recentOrders(limit: 5, of: .testShopper).isEmpty)
+        #expect(try await healthy.cart.cart(of: .testShopper).itemCount == 1)
     }
 }

@@ -49,16 +49,16 @@ import Testing
 
     @Test func anInMemoryCopyHasTheSameContentsAndChangesApart() async throws {
         let original = try ShopDatabase(path: ":memory:")
-        try await ShopServices.testing(original).cart.add(productId: "p-0001", quantity: 2)
+        try await ShopServices.testing(original).cart.add(productId: "p-0001", quantity: 2, for: .testShopper)
         let copy = try original.inMemoryCopy()
         let query = ProductQuery(searchText: "oak", sort: .newest, limit: 200)
         #expect(try await ShopServices.testing(copy).catalog.page(query) == ShopServices.testing(original).catalog.page(query))
-        #expect(try await ShopServices.testing(copy).cart.cart().lines.map(\.quantity) == [2])
+        #expect(try await ShopServices.testing(copy).cart.cart(of: .testShopper).lines.map(\.quantity) == [2])
         #expect(try await copy.appliedMigrations() == original.appliedMigrations())
 
-        try await ShopServices.testing(copy).cart.clear()
-        #expect(try await ShopServices.testing(copy).cart.cart().lines.isEmpty)
-        #expect(try await ShopServices.testing(original).cart.cart().lines.count == 1)
+        try await ShopServices.testing(copy).cart.clear(for: .testShopper)
+        #expect(try await ShopServices.testing(copy).cart.cart(of: .testShopper).lines.isEmpty)
+        #expect(try await ShopServices.testing(original).cart.cart(of: .testShopper).lines.count == 1)
         #expect(copy.path == ":memory:")
     }
 
@@ -83,7 +83,7 @@ import Testing
         let folder = try TemporaryFolder()
         let first = try ShopDatabase(path: folder.databasePath)
         let migrations = try await first.appliedMigrations()
-        #expect(migrations == ["v1-demo-catalog", "v1-schema", "v2-change-log"])
+        #expect(migrations == ["v1-demo-catalog", "v1-schema", "v2-change-log", "v3-accounts"])
         let services = ShopServices.testing(first)
         _ = try await services.catalog.create(
             NewProduct(name: "Extra Product", description: "", price: Money(minorUnits: 100), categoryId: "books"))
@@ -99,26 +99,26 @@ import Testing
         let folder = try TemporaryFolder()
         do {
             let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
-            try await services.cart.add(productId: "p-0002", quantity: 1)
-            _ = try await services.orders.placeOrder(expectedRevision: nil)
-            try await services.cart.add(productId: "p-0003", quantity: 1)
-            try await services.favorites.setFavorite(productId: "p-0004", isFavorite: true)
+            try await services.cart.add(productId: "p-0002", quantity: 1, for: .testShopper)
+            _ = try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper)
+            try await services.cart.add(productId: "p-0003", quantity: 1, for: .testShopper)
+            try await services.favorites.setFavorite(productId: "p-0004", isFavorite: true, for: .testShopper)
         }
         let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
-        #expect(try await services.cart.cart().lines.map(\.productId) == ["p-0003"])
-        #expect(try await services.favorites.isFavorite(productId: "p-0004"))
-        #expect(try await services.orders.recentOrders(limit: 10).map { $0.lines.map(\.productId) } == [["p-0002"]])
+        #expect(try await services.cart.cart(of: .testShopper).lines.map(\.productId) == ["p-0003"])
+        #expect(try await services.favorites.isFavorite(productId: "p-0004", for: .testShopper))
+        #expect(try await services.orders.recentOrders(limit: 10, of: .testShopper).map { $0.lines.map(\.productId) } == [["p-0002"]])
     }
 
     @Test func twoConnectionsToOneFileCanBothWrite() async throws {
         let folder = try TemporaryFolder()
         let one = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
         let two = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
-        async let a: Void = { for _ in 0..<20 { try await one.favorites.setFavorite(productId: "p-0010", isFavorite: true) } }()
-        async let b: Void = { for _ in 0..<20 { try await two.favorites.setFavorite(productId: "p-0011", isFavorite: true) } }()
+        async let a: Void = { for _ in 0..<20 { try await one.favorites.setFavorite(productId: "p-0010", isFavorite: true, for: .testShopper) } }()
+        async let b: Void = { for _ in 0..<20 { try await two.favorites.setFavorite(productId: "p-0011", isFavorite: true, for: .testShopper) } }()
         _ = try await (a, b)
-        #expect(try await one.favorites.isFavorite(productId: "p-0010"))
-        #expect(try await one.favorites.isFavorite(productId: "p-0011"))
+        #expect(try await one.favorites.isFavorite(productId: "p-0010", for: .testShopper))
+        #expect(try await one.favorites.isFavorite(productId: "p-0011", for: .testShopper))
     }
 
     @Test func processesOpeningANewFileTogetherBothSucceed() async throws {

@@ -42,9 +42,9 @@ import Testing
     @Test func theAsyncSequenceViewYieldsPublishedEvents() async {
         let feed = ShopEvents()
         let stream = feed.events()
-        feed.publish(.favoriteChanged(productId: "p-0001", isFavorite: true))
+        feed.publish(.favoriteChanged(productId: "p-0001", isFavorite: true, shopper: .testShopper))
         var iterator = stream.makeAsyncIterator()
-        #expect(await iterator.next() == .favoriteChanged(productId: "p-0001", isFavorite: true))
+        #expect(await iterator.next() == .favoriteChanged(productId: "p-0001", isFavorite: true, shopper: .testShopper))
     }
 
     @Test func settledWaitsForTheWorkEventsCausedAndReturnsAtOnceWithoutAny() async {

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Shop
 @testable import ShopStore
@@ -37,6 +38,11 @@ let fixedNow = Date(timeIntervalSince1970: 1_750_000_000)
 extension ShopServices {
     /// Live services over `database` with a fixed clock for creation dates.
     static func testing(_ database: ShopDatabase, events: ShopEvents = ShopEvents()) -> ShopServices {
-        .live(database: database, events: events, now: { fixedNow })
+        .live(database: database, events: events, now: { fixedNow }, hasher: PasswordHasher(cost: .minimum))
     }
+}
+
+extension Shopper {
+    /// The shopper the store tests act as (an account: checkout needs one).
+    static let testShopper = Shopper.account(1)
 }

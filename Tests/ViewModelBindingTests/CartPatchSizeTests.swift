@@ -21,9 +21,9 @@ final class InMemoryCartService: CartService {
         Cart(lines: lines, tax: lines.map(\.lineTotal).sum().applying(basisPoints: 1_600), revision: revision)
     }
 
-    func cart() async throws -> Cart { current.withLock { $0 } }
+    func cart(of shopper: Shopper) async throws -> Cart { current.withLock { $0 } }
 
-    func setQuantity(productId: String, quantity: Int) async throws -> Cart {
+    func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         current.withLock { cart in
             var lines = cart.lines
             if let index = lines.firstIndex(where: { $0.productId == productId }) { lines[index].quantity = quantity }
@@ -32,9 +32,9 @@ final class InMemoryCartService: CartService {
         }
     }
 
-    func add(productId: String, quantity: Int) async throws -> Cart { try unexpected("add") }
-    func remove(productId: String) async throws -> Cart { try unexpected("remove") }
-    func clear() async throws -> Cart { try unexpected("clear") }
+    func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart { try unexpected("add") }
+    func remove(productId: String, for shopper: Shopper) async throws -> Cart { try unexpected("remove") }
+    func clear(for shopper: Shopper) async throws -> Cart { try unexpected("clear") }
 
     private func unexpected<T>(_ name: String) throws -> T {
         Issue.record("unexpected call of cart.\(name)")
@@ -44,8 +44,8 @@ final class InMemoryCartService: CartService {
 
 /// An order service nobody may call: the patch-size test places no order.
 struct UnusedOrderService: OrderService {
-    func recentOrders(limit: Int) async throws -> [Order] { try unexpected("recentOrders") }
-    func placeOrder(expectedRevision: Int64?) async throws -> Order { try unexpected("placeOrder") }
+    func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] { try unexpected("recentOrders") }
+    func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order { try unexpected("placeOrder") }
 
     private func unexpected<T>(_ name: String) throws -> T {
         Issue.record("unexpected call of orders.\(name)")
@@ -62,7 +62,8 @@ struct UnusedOrderService: OrderService {
 
     @Test func aOneLineQuantityChangeInAHundredLineCartIsTwoOperationsOfAtMost200Bytes() async throws {
         let service = InMemoryCartService(lines: Self.lines)
-        let model = CartViewModel(cart: service, orders: UnusedOrderService(), events: ShopEvents())
+        let events = ShopEvents()
+        let model = CartViewModel(cart: service, orders: UnusedOrderService(), events: events, session: .guestForTests(events: events))
         let cart = ViewModelDefinition<Void>.screen("cart", actions: []) { model }
         let harness = Harness(definitions: [cart], vocabulary: registerShopVocabulary)
         harness.send(1, "viewModel/open", ["type": "cart"])

@@ -41,11 +41,11 @@ extension ViewModelDefinition<ShopEnvironment> {
                 model.dismissNotices()
                 return [:]
             },
-            .action("checkout", summary: "Places the order in one transaction: order written, stock decremented, cart emptied; answers orderId.", stores: true,
+            .action("checkout", summary: "Places the order in one transaction: order written, stock decremented, cart emptied; answers orderId. Needs a signed-in session.", stores: true,
                     on: CartViewModel.self) { model in
                 // The order it placed, not `lastOrder`: a change sent after it may have cleared that already.
                 try await model.checkout().map { ["orderId": .string($0.id)] } ?? [:]
             },
         ],
-        make: { environment in CartViewModel(services: environment.services) })
+        make: { environment in CartViewModel(services: environment.services, session: environment.session) })
 }

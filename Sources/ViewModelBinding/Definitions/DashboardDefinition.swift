@@ -21,5 +21,5 @@ extension ViewModelDefinition<ShopEnvironment> {
                 try await model.reloadSection(arguments.section).resultMembers()
             },
         ],
-        make: { environment in DashboardViewModel(services: environment.services) })
+        make: { environment in DashboardViewModel(services: environment.services, session: environment.session) })
 }

@@ -37,6 +37,7 @@ extension ViewModelDefinition<ShopEnvironment> {
             },
         ],
         make: { environment, arguments in
-            ProductDetailViewModel(productId: arguments.productId, services: environment.services, clock: environment.clock)
+            ProductDetailViewModel(
+                productId: arguments.productId, services: environment.services, session: environment.session, clock: environment.clock)
         })
 }

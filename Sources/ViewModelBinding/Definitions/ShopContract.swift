@@ -8,7 +8,7 @@ extension ProtocolContract<ShopEnvironment> {
     /// The shop's ViewModel types and the vocabulary of their states: the contract `rpc.discover`,
     /// `protocol/openrpc.json` and `protocol/schemas/` are derived from.
     public static let shop = ProtocolContract(
-        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard],
+        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile],
         vocabulary: registerShopVocabulary,
         notes: shopNotes,
         extraComponents: [
@@ -66,7 +66,28 @@ extension ProtocolContract<ShopEnvironment> {
             "lastOrder": ["description": "The order the last successful checkout placed; null before, and again once the cart changes."],
             "notices": ["description": "Lines that went without the user removing them; cleared by the user's next change, a checkout or dismissNotices."],
         ],
-        "DashboardState": ["recentOrders": ["description": "The last 3 orders, newest first."]],
+        "DashboardState": ["recentOrders": ["description": "The account's last 3 orders, newest first; failed with a sign-in message for a guest."]],
+        "LoginState": [
+            "phase": ["description": "loggedOut -> loggingIn -> loggedIn, or failed; loggedIn whenever the session is signed in, however (registration, resume)."],
+            "message": ["description": "Why the last attempt failed (the same for a wrong email and a wrong password), or why the last sign-in ended (signed out elsewhere, expired)."],
+            "lockedUntil": ["description": "After 5 failed sign-ins for one email within 15 minutes, attempts are refused until then (1 minute, doubling per further failure, at most 15)."],
+        ],
+        "RegistrationState": [
+            "errors": ["description": "Messages of the touched fields that were invalid at their last check (300 ms after their last change), by field name; after a refused register, of every invalid field."],
+            "checking": ["description": "Fields whose check is pending (changed within the last 300 ms)."],
+            "isFormValid": ["description": "Every field valid as it is now: email like name@example.com, password of 8+ characters with a digit, confirmation equal, terms accepted."],
+        ],
+        "ProfileState": [
+            "errors": ["description": "Messages of the invalid fields the user changed, by field name; after a refused save, of every invalid field."],
+            "hasChanges": ["description": "Whether the draft differs from the stored profile."],
+        ],
+        "ProfileFields": [
+            "name": ["description": "1 to 80 characters once trimmed, no control characters."],
+            "email": ["description": "Unique among accounts, case ignored."],
+            "bio": ["description": "At most 500 characters; line breaks allowed."],
+        ],
+        "AccountSummary": ["id": ["minimum": 1]],
+        "CappedLineSnapshot": ["requested": ["minimum": 1], "kept": ["minimum": 0]],
         "ProductInfo": ["stock": ["minimum": 0], "maxPerOrder": ["minimum": 1]],
         "CartLineSnapshot": ["quantity": ["minimum": 1]],
         "OrderLineSnapshot": ["quantity": ["minimum": 1]],
@@ -99,4 +120,7 @@ public func registerShopVocabulary(_ generator: SchemaGenerator) {
     generator.name(CategoryCount.self, as: "CategoryCount")
     generator.name(CategoryOption.self, as: "CategoryOption")
     generator.name(ProductFormFields.self, as: "ProductFormFields")
+    generator.name(AccountSummary.self, as: "AccountSummary")
+    generator.name(CappedLineSnapshot.self, as: "CappedLineSnapshot")
+    generator.name(ProfileFields.self, as: "ProfileFields")
 }

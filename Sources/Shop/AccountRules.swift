@@ -1,0 +1,102 @@
+import Foundation
+
+/// The rules of account fields, shared by the registration and profile screens and the account store
+/// (which checks again: a client cannot skip a screen's checks).
+///
+/// Each check returns a message for people, or `nil` when the value is fine.
+public enum AccountRules {
+    /// The longest email address accepted (RFC 5321's limit on a path).
+    public static let emailMaximum = 254
+    /// The fewest characters a password may have.
+    public static let passwordMinimum = 8
+    /// The most UTF-8 bytes a password may have (hashing a longer one would only cost time).
+    public static let passwordMaximumBytes = 1024
+    /// The most characters a display name may have.
+    public static let nameMaximum = 80
+    /// The most characters a bio may have.
+    public static let bioMaximum = 500
+
+    /// An email as stored and compared: trimmed. (Uniqueness ignores case.)
+    public static func normalizedEmail(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Checks an email: one `@` with text before it, a dot in the domain, no spaces or control characters,
+    /// at most ``emailMaximum`` characters.
+    public static func emailError(_ email: String) -> String? {
+        let email = normalizedEmail(email)
+        if email.isEmpty { return "Email is required." }
+        if email.count > emailMaximum { return "Email must be at most \(emailMaximum) characters." }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        let scalars = email.unicodeScalars
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3,
+              let dot = parts[1].lastIndex(of: "."), dot != parts[1].startIndex, dot != parts[1].index(before: parts[1].endIndex),
+              !scalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
+        else { return "Enter an email address such as name@example.com." }
+        return nil
+    }
+
+    /// Checks a password: at least ``passwordMinimum`` characters with a digit, at most
+    /// ``passwordMaximumBytes`` bytes.
+    public static func passwordError(_ password: String) -> String? {
+        if password.isEmpty { return "Password is required." }
+        if password.utf8.count > passwordMaximumBytes { return "Password must be at most \(passwordMaximumBytes) bytes." }
+        if password.count < passwordMinimum { return "Password must have at least \(passwordMinimum) characters." }
+        if !password.contains(where: \.isNumber) { return "Password must contain a digit." }
+        return nil
+    }
+
+    /// Checks the confirmation against the password.
+    public static func confirmationError(_ confirmation: String, password: String) -> String? {
+        confirmation == password ? nil : "Passwords do not match."
+    }
+
+    /// Checks a display name: required, at most ``nameMaximum`` characters once trimmed, no control characters.
+    public static func nameError(_ name: String) -> String? {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return "Name is required." }
+        if trimmed.count > nameMaximum { return "Name must be at most \(nameMaximum) characters." }
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "Name must not contain control characters."
+        }
+        return nil
+    }
+
+    /// Checks a bio: at most ``bioMaximum`` characters; line breaks allowed, other control characters not.
+    public static func bioError(_ bio: String) -> String? {
+        if bio.count > bioMaximum { return "Bio must be at most \(bioMaximum) characters." }
+        if bio.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) {
+            return "Bio must not contain control characters other than line breaks."
+        }
+        return nil
+    }
+
+    /// Every problem of a profile update, keyed by field (`name`, `email`, `bio`).
+    public static func errors(for update: ProfileUpdate) -> [String: String] {
+        var errors: [String: String] = [:]
+        errors["name"] = nameError(update.name)
+        errors["email"] = emailError(update.email)
+        errors["bio"] = bioError(update.bio)
+        return errors
+    }
+
+    /// The name a new account starts with: the part of its email before `@`, cut to ``nameMaximum``.
+    public static func defaultName(forEmail email: String) -> String {
+        String(normalizedEmail(email).split(separator: "@").first.map(String.init)?.prefix(nameMaximum) ?? "")
+    }
+
+    /// How many failed sign-ins for one email, within ``failureWindow``, lock further attempts.
+    public static let failuresBeforeLock = 5
+    /// The window failed sign-ins are counted in.
+    public static let failureWindow: TimeInterval = 15 * 60
+    /// How long sign-ins stay refused after the `failures`-th failure within the window: 1 minute after
+    /// the 5th, doubling with each further failure, at most 15 minutes. Zero below 5.
+    public static func lockDuration(afterFailures failures: Int) -> TimeInterval {
+        guard failures >= failuresBeforeLock else { return 0 }
+        let doublings = min(failures - failuresBeforeLock, 4)
+        return min(60 * pow(2, Double(doublings)), 15 * 60)
+    }
+
+    /// How long a session token works after sign-in.
+    public static let sessionLifetime: TimeInterval = 30 * 24 * 60 * 60
+}

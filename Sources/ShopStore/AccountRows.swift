@@ -1,0 +1,34 @@
+import Foundation
+import GRDB
+import Shop
+
+/// Reading accounts and sessions from rows.
+enum AccountRows {
+    /// The account columns, in the order ``account(_:)`` reads them; the table must be aliased `a`.
+    static let columns = "a.id, a.email, a.name, a.bio, a.notificationsEnabled, a.createdAt"
+
+    /// An account from a row selected with ``columns`` (starting at `offset`).
+    static func account(_ row: Row, offset: Int = 0) -> Account {
+        Account(
+            id: row[offset], email: row[offset + 1], name: row[offset + 2], bio: row[offset + 3],
+            notificationsEnabled: row[offset + 4], createdAt: StoredDate.date(row[offset + 5]))
+    }
+
+    /// One account, or nil.
+    static func account(_ db: Database, id: Int64) throws -> Account? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM account a WHERE a.id = ?"), arguments: [id])
+            .map { account($0) }
+    }
+
+    /// Whether another account than `id` has `email` (case ignored).
+    static func emailTaken(_ db: Database, _ email: String, except id: Int64? = nil) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE email = ? AND id IS NOT ?)", arguments: [email, id]) == true
+    }
+
+    /// Stores a new session of an account.
+    static func insertSession(_ db: Database, id: String, tokenDigest: String, accountId: Int64, at now: Date, expiresAt: Date) throws {
+        try db.execute(sql: """
+            INSERT INTO account_session (id, tokenDigest, accountId, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)
+            """, arguments: [id, tokenDigest, accountId, StoredDate.milliseconds(now), StoredDate.milliseconds(expiresAt)])
+    }
+}

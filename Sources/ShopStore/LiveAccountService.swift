@@ -1,0 +1,249 @@
+import Credentials
+import Foundation
+import GRDB
+import Shop
+
+/// Accounts over the shop database: passwords stored only as Argon2id hashes (``PasswordHasher``), session
+/// tokens only as SHA-256 digests, failed sign-ins counted per email in the database (so every server on
+/// the file enforces one lock).
+///
+/// Hashing runs off the caller's executor (about 70 ms of CPU and 64 MiB each, by design), at most two at
+/// once per process (``HashingGate``): the server keeps answering other requests meanwhile.
+struct LiveAccountService: AccountService {
+    let database: ShopDatabase
+    let feed: ChangeFeed
+    let hasher: PasswordHasher
+    let now: @Sendable () -> Date
+    let gate: HashingGate
+
+    // MARK: Registration and sign-in
+
+    func register(email: String, password: String) async throws -> AccountSession {
+        let email = AccountRules.normalizedEmail(email)
+        var errors: [String: String] = [:]
+        errors["email"] = AccountRules.emailError(email)
+        errors["password"] = AccountRules.passwordError(password)
+        guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
+        let taken = try await StorageError.mapping { try await database.writer.read { db in try AccountRows.emailTaken(db, email) } }
+        guard !taken else { throw ShopError.emailTaken(email) }
+        let hash = try await gate.run { [hasher] in try hasher.hash(password) }
+        let token = SessionToken.generate()
+        let sessionId = SecureRandom.identifier()
+        let now = now()
+        let expiresAt = now.addingTimeInterval(AccountRules.sessionLifetime)
+        let (account, seq) = try await StorageError.mapping {
+            try await database.writer.write { db -> (Account, Int64?) in
+                // Checked again in the write: another server may have registered the email meanwhile.
+                guard try !AccountRows.emailTaken(db, email) else { throw ShopError.emailTaken(email) }
+                try db.execute(sql: """
+                    INSERT INTO account (email, passwordHash, name, bio, notificationsEnabled, createdAt) VALUES (?, ?, ?, '', 1, ?)
+                    """, arguments: [email, hash, AccountRules.defaultName(forEmail: email), StoredDate.milliseconds(now)])
+                let id = db.lastInsertedRowID
+                try AccountRows.insertSession(db, id: sessionId, tokenDigest: token.digest, accountId: id, at: now, expiresAt: expiresAt)
+                let seq = try Self.adoptLegacyData(db, into: Shopper.account(id), at: now)
+                return (try AccountRows.account(db, id: id)!, seq)
+            }
+        }
+        if let seq { await feed.committed(seq, [.shopperDataChanged(account.shopper)]) }
+        return AccountSession(account: account, sessionId: sessionId, token: token.value, expiresAt: expiresAt)
+    }
+
+    func signIn(email: String, password: String) async throws -> AccountSession {
+        let email = AccountRules.normalizedEmail(email)
+        // Malformed input is refused before anything is read or stored (it names no account).
+        if let error = AccountRules.emailError(email) { throw ShopError.validationFailed(["email": error]) }
+        if password.isEmpty || password.utf8.count > AccountRules.passwordMaximumBytes {
+            throw ShopError.validationFailed(["password": "Enter your password (at most \(AccountRules.passwordMaximumBytes) bytes)."])
+        }
+        let now = now()
+        let (stored, lockedUntil) = try await StorageError.mapping {
+            try await database.writer.read { db -> ((id: Int64, hash: String)?, Date?) in
+                let row = try Row.fetchOne(db, sql: "SELECT id, passwordHash FROM account WHERE email = ?", arguments: [email])
+                return (row.map { ($0[0], $0[1]) }, try Self.lockedUntil(db, email: email, now: now))
+            }
+        }
+        if let lockedUntil { throw Self.locked(until: lockedUntil, now: now) }
+        // The same work for an unknown email as for a wrong password: the answer's time tells nothing.
+        let verified = await gate.run { [hasher] in
+            guard let stored else {
+                hasher.verifyWithoutAccount(password)
+                return false
+            }
+            return hasher.verify(password, against: stored.hash)
+        }
+        guard verified, let stored else {
+            let lock = try await StorageError.mapping {
+                try await database.writer.write { db -> Date? in
+                    try db.execute(sql: "DELETE FROM sign_in_failure WHERE at < ?",
+                                   arguments: [StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))])
+                    try db.execute(sql: "INSERT INTO sign_in_failure (email, at) VALUES (?, ?)", arguments: [email, StoredDate.milliseconds(now)])
+                    return try Self.lockedUntil(db, email: email, now: now)
+                }
+            }
+            if let lock { throw Self.locked(until: lock, now: now) }
+            throw ShopError.invalidCredentials
+        }
+        let rehash = hasher.needsRehash(stored.hash) ? try? await gate.run { [hasher] in try hasher.hash(password) } : nil
+        let token = SessionToken.generate()
+        let sessionId = SecureRandom.identifier()
+        let expiresAt = now.addingTimeInterval(AccountRules.sessionLifetime)
+        let account = try await StorageError.mapping {
+            try await database.writer.write { db -> Account in
+                try db.execute(sql: "DELETE FROM sign_in_failure WHERE email = ?", arguments: [email])
+                if let rehash { try db.execute(sql: "UPDATE account SET passwordHash = ? WHERE id = ?", arguments: [rehash, stored.id]) }
+                try AccountRows.insertSession(db, id: sessionId, tokenDigest: token.digest, accountId: stored.id, at: now, expiresAt: expiresAt)
+                guard let account = try AccountRows.account(db, id: stored.id) else { throw ShopError.invalidCredentials }
+                return account
+            }
+        }
+        return AccountSession(account: account, sessionId: sessionId, token: token.value, expiresAt: expiresAt)
+    }
+
+    func resume(token: String) async throws -> AccountSession {
+        guard let parsed = SessionToken(parsing: token) else { throw ShopError.sessionInvalid }
+        let now = StoredDate.milliseconds(now())
+        let found = try await StorageError.mapping {
+            try await database.writer.read { db -> (Account, String, Int64)? in
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT \(AccountRows.columns), s.id, s.expiresAt FROM account_session s JOIN account a ON a.id = s.accountId
+                    WHERE s.tokenDigest = ? AND s.endedAt IS NULL AND s.expiresAt > ?
+                    """, arguments: [parsed.digest, now])
+                else { return nil }
+                return (AccountRows.account(row), row[6], row[7])
+            }
+        }
+        guard let (account, sessionId, expiresAt) = found else { throw ShopError.sessionInvalid }
+        return AccountSession(account: account, sessionId: sessionId, token: parsed.value, expiresAt: StoredDate.date(expiresAt))
+    }
+
+    func signOut(sessionId: String) async throws {
+        let now = now()
+        let seq = try await StorageError.mapping {
+            try await database.writer.write { db -> Int64? in
+                try db.execute(sql: "UPDATE account_session SET endedAt = ? WHERE id = ? AND endedAt IS NULL",
+                               arguments: [StoredDate.milliseconds(now), sessionId])
+                guard db.changesCount > 0 else { return nil }
+                return try ChangeLog.append(db, .sessionEnded, sessionId, at: now)
+            }
+        }
+        if let seq { await feed.committed(seq, [.sessionEnded(sessionId: sessionId)]) }
+    }
+
+    // MARK: Profiles
+
+    func account(id: Int64) async throws -> Account {
+        let account = try await StorageError.mapping { try await database.writer.read { db in try AccountRows.account(db, id: id) } }
+        guard let account else { throw ShopError.sessionInvalid }
+        return account
+    }
+
+    func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account {
+        let errors = AccountRules.errors(for: update)
+        guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
+        let email = AccountRules.normalizedEmail(update.email)
+        let name = update.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = IdempotencyKey.current
+        let now = now()
+        let (account, seq) = try await StorageError.mapping {
+            try await database.writer.write { db -> (Account, Int64?) in
+                if case .replay = try IdempotencyRecord.check(db, key) {
+                    guard let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
+                    return (account, nil)
+                }
+                guard try !AccountRows.emailTaken(db, email, except: accountId) else { throw ShopError.emailTaken(email) }
+                try db.execute(sql: """
+                    UPDATE account SET name = ?, email = ?, bio = ?, notificationsEnabled = ? WHERE id = ?
+                    """, arguments: [name, email, update.bio, update.notificationsEnabled, accountId])
+                guard db.changesCount > 0, let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
+                try IdempotencyRecord.record(db, key, at: now)
+                return (account, try ChangeLog.append(db, .account, String(accountId), at: now))
+            }
+        }
+        if let seq { await feed.committed(seq, [.accountChanged(account)]) }
+        return account
+    }
+
+    // MARK: A guest's data
+
+    func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
+        let guest = Shopper.guest(guestId)
+        let account = Shopper.account(accountId)
+        let now = now()
+        let (adoption, seq) = try await StorageError.mapping {
+            try await database.commits.write { db -> (GuestAdoption, Int64?) in
+                let capped = try Self.moveCartAndFavorites(db, from: guest, to: account)
+                guard let capped else { return (GuestAdoption(cart: try StoredRows.cart(db, of: account), capped: []), nil) }
+                let seq = try ChangeLog.append(db, .shopper, account.storageKey, at: now)
+                return (GuestAdoption(cart: try StoredRows.cart(db, of: account), capped: capped), seq)
+            }
+        }
+        if let seq { await feed.committed(seq, [.shopperDataChanged(account)]) }
+        return adoption
+    }
+
+    /// Merges `guest`'s cart lines into `account`'s (each capped by stock and the per-order maximum, never
+    /// below what the account had) and moves its favourites. Returns the capped lines, or nil when the
+    /// guest had nothing.
+    private static func moveCartAndFavorites(_ db: Database, from guest: Shopper, to account: Shopper) throws -> [CappedLine]? {
+        let lines = try Row.fetchAll(db, sql: "SELECT productId, quantity FROM cart_line WHERE owner = ? ORDER BY seq",
+                                     arguments: [guest.storageKey])
+        let favorites = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM favorite WHERE owner = ?", arguments: [guest.storageKey]) ?? 0
+        guard !lines.isEmpty || favorites > 0 else { return nil }
+        var capped: [CappedLine] = []
+        for line in lines {
+            let productId: String = line[0]
+            let guestQuantity: Int = line[1]
+            guard let product = try StoredRows.product(db, id: productId) else { continue }
+            let existing = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?",
+                                            arguments: [account.storageKey, productId]) ?? 0
+            let requested = existing + guestQuantity
+            let kept = max(existing, min(requested, product.stock, product.maxPerOrder))
+            if kept < requested {
+                capped.append(CappedLine(productId: productId, name: product.name, requested: requested, kept: kept))
+            }
+            guard kept > existing else { continue }
+            try db.execute(sql: """
+                INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
+                ON CONFLICT (owner, productId) DO UPDATE SET quantity = excluded.quantity
+                """, arguments: [account.storageKey, productId, kept])
+        }
+        try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [guest.storageKey])
+        try db.execute(sql: "DELETE FROM cart_revision WHERE owner = ?", arguments: [guest.storageKey])
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO favorite (owner, productId) SELECT ?, productId FROM favorite WHERE owner = ? ORDER BY seq
+            """, arguments: [account.storageKey, guest.storageKey])
+        try db.execute(sql: "DELETE FROM favorite WHERE owner = ?", arguments: [guest.storageKey])
+        if !lines.isEmpty { try StoredRows.bumpCartRevision(db, of: account) }
+        return capped
+    }
+
+    /// The first account on a database from before accounts takes the legacy guest's cart, favourites and
+    /// orders. Returns the change-log entry, or nil when there was nothing to take.
+    private static func adoptLegacyData(_ db: Database, into account: Shopper, at now: Date) throws -> Int64? {
+        guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") == 1 else { return nil }
+        let legacy = Shopper.legacyGuest.storageKey
+        try db.execute(sql: "UPDATE customer_order SET owner = ? WHERE owner = ?", arguments: [account.storageKey, legacy])
+        let orders = db.changesCount
+        let moved = try moveCartAndFavorites(db, from: .legacyGuest, to: account)
+        guard moved != nil || orders > 0 else { return nil }
+        return try ChangeLog.append(db, .shopper, account.storageKey, at: now)
+    }
+
+    // MARK: Locking out guessing
+
+    /// Until when sign-ins for `email` are refused, or nil when they are not.
+    private static func lockedUntil(_ db: Database, email: String, now: Date) throws -> Date? {
+        let since = StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))
+        let failures = try Int64.fetchAll(db, sql: "SELECT at FROM sign_in_failure WHERE email = ? AND at > ? ORDER BY at",
+                                          arguments: [email, since])
+        guard failures.count >= AccountRules.failuresBeforeLock, let last = failures.last else { return nil }
+        let until = StoredDate.date(last).addingTimeInterval(AccountRules.lockDuration(afterFailures: failures.count))
+        return until > now ? until : nil
+    }
+
+    private static func locked(until: Date, now: Date) -> ShopError {
+        ShopError.signInLocked(
+            retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))),
+            lockedUntil: until.formatted(.iso8601))
+    }
+}
