@@ -1,0 +1,89 @@
+import Clocks
+import Foundation
+import Shop
+import Testing
+@testable import ShopFeatures
+
+/// The shop's ViewModels follow the session: each shows its shopper's data only, and a sign-in or
+/// sign-out shows the new shopper's.
+@Suite @MainActor struct SessionSwitchTests {
+    let accounts = AccountServiceDouble()
+    let cart = CartServiceDouble()
+    let orders = OrderServiceDouble()
+    let events = ShopEvents()
+    let session: ShopSession
+
+    init() {
+        session = ShopSession(accounts: accounts, events: events, clock: TestClock(), makeGuestId: { "guest-1" })
+    }
+
+    func priced(_ lines: [CartLine], revision: Int64) -> Cart {
+        Cart(lines: lines, tax: .zero, revision: revision)
+    }
+
+    @Test func aGuestCannotCheckOut() async throws {
+        cart.cart.returns(priced([Fixture.line(Fixture.product(1), quantity: 1)], revision: 1))
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        await #expect(throws: ShopError.signInRequired("check out")) { try await viewModel.checkout() }
+        #expect(orders.placeOrder.calls.isEmpty)
+    }
+
+    @Test func anotherShoppersCartChangesAreNotShown() async throws {
+        cart.cart.returns(priced([], revision: 1))
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        events.publish(.cartChanged(priced([Fixture.line(Fixture.product(2), quantity: 3)], revision: 9), shopper: .guest("guest-2")))
+        events.publish(.cartChanged(priced([Fixture.line(Fixture.product(2), quantity: 3)], revision: 9), shopper: Fixture.shopper))
+        #expect(viewModel.lines.isEmpty)
+    }
+
+    @Test func signingInShowsTheAccountsCartWithTheCappedLinesAsNotices() async throws {
+        let guestCart = priced([Fixture.line(Fixture.product(1), quantity: 9)], revision: 4)
+        let accountCart = priced([Fixture.line(Fixture.product(1), quantity: 5)], revision: 2)
+        cart.cart.handle { [session] _ in await session.shopper == Fixture.shopper ? accountCart : guestCart }
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        viewModel.appear()
+        await settle { viewModel.cart == guestCart }
+
+        let capped = CappedLine(productId: "p-0001", name: "Product 1", requested: 9, kept: 5)
+        accounts.adoptGuest.returns(GuestAdoption(cart: accountCart, capped: [capped]))
+        try await session.signIn(Fixture.signedIn)
+        await events.settled()
+        // Revision 2 of the account's cart replaces revision 4 of the guest's: revisions are per cart.
+        #expect(viewModel.cart == accountCart)
+        #expect(viewModel.state.notices == [CartNotice(capped: capped)])
+        viewModel.dismissNotices()
+        #expect(viewModel.state.notices.isEmpty)
+        #expect(session.cappedLines.isEmpty)
+    }
+
+    @Test func signingOutShowsAnEmptyGuestCartAndNoOrders() async throws {
+        let accountCart = priced([Fixture.line(Fixture.product(1), quantity: 2)], revision: 3)
+        cart.cart.handle { [session] _ in await session.shopper == Fixture.shopper ? accountCart : .empty }
+        orders.recentOrders.returns([Fixture.order(1, lines: accountCart.lines)])
+        accounts.adoptGuest.returns(GuestAdoption(cart: accountCart, capped: []))
+        try await session.signIn(Fixture.signedIn)
+        let catalog = CatalogServiceDouble()
+        catalog.featured.returns([])
+        catalog.categories.returns([])
+        let recommendations = RecommendationServiceDouble()
+        recommendations.recommendations.returns([])
+        let cartView = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        let dashboard = DashboardViewModel(catalog: catalog, orders: orders, recommendations: recommendations, events: events, session: session)
+        cartView.appear()
+        dashboard.appear()
+        await settle { cartView.cart == accountCart && dashboard.recentOrders.phase == .loaded }
+        #expect(dashboard.recentOrders.items.count == 1)
+
+        accounts.signOut.returns(())
+        try await session.signOut()
+        await events.settled()
+        #expect(cartView.cart == .empty)
+        #expect(dashboard.recentOrders.items.isEmpty)
+        #expect(dashboard.state.recentOrders.phase == .failed)
+        #expect(dashboard.state.recentOrders.error?.message == "Sign in to see your orders.")
+    }
+}
