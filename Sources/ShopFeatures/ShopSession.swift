@@ -64,10 +64,12 @@ public final class ShopSession {
     public func signIn(_ signedIn: AccountSession) async throws {
         let guest = shopper
         do {
-            if case .guest(let guestId) = guest {
-                let adoption = try await accounts.adoptGuest(guestId, into: signedIn.account.id)
-                cappedLines = adoption.capped
-            }
+            // Two sign-ins of one connection at once (two sign-in screens): the later one is refused, and
+            // its session revoked, rather than leaving a token nobody holds working for 30 days.
+            guard case .guest(let guestId) = guest else { throw ShopError.alreadySignedIn }
+            let adoption = try await accounts.adoptGuest(guestId, into: signedIn.account.id)
+            guard shopper == guest else { throw ShopError.alreadySignedIn }
+            cappedLines = adoption.capped
         } catch {
             try? await accounts.signOut(sessionId: signedIn.sessionId)
             throw error
@@ -102,6 +104,11 @@ public final class ShopSession {
         account = signedIn.account
         sessionId = signedIn.sessionId
         shopper = signedIn.account.shopper
+    }
+
+    /// The guest id while a guest; nil when signed in.
+    public var guestId: String? {
+        if case .guest(let id) = shopper { id } else { nil }
     }
 
     /// Forgets the capped lines of the last sign-in (the cart screen showed them and the user moved on).

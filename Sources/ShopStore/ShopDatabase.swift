@@ -127,6 +127,22 @@ public final class ShopDatabase: Sendable {
         }
     }
 
+    /// Deletes a guest's cart and favourites, synchronously: for a server whose connection ended as a guest
+    /// (nothing can reach that guest's data afterwards: its id was the process's own).
+    /// - Throws: ``ShopError`` `storageFailed`.
+    public func discardGuest(_ guestId: String) throws {
+        let owner = Shopper.guest(guestId).storageKey
+        do {
+            try writer.write { db in
+                try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [owner])
+                try db.execute(sql: "DELETE FROM cart_revision WHERE owner = ?", arguments: [owner])
+                try db.execute(sql: "DELETE FROM favorite WHERE owner = ?", arguments: [owner])
+            }
+        } catch {
+            throw StorageError.map(error)
+        }
+    }
+
     /// The number of products in the catalog.
     public func productCount() async throws -> Int {
         try await StorageError.mapping {

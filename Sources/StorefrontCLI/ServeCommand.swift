@@ -74,7 +74,14 @@ struct ServeCommand: ParsableCommand {
             logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
-            return transport.run(assembly.connection)
+            let code = transport.run(assembly.connection)
+            // A guest's cart and favourites end with its connection: nothing can reach them any more.
+            if let guestId = assembly.session?.guestId {
+                do { try database.discardGuest(guestId) } catch {
+                    logger.warning("could not delete the guest's cart", metadata: ["error": "\(error)"])
+                }
+            }
+            return code
         }
         Glibc.exit(code)
     }

@@ -13,6 +13,8 @@ public struct ServerAssembly {
     public let connection: Connection
     /// The ViewModels on the wire, installed on ``connection``.
     public let host: ViewModelHost<ShopEnvironment>
+    /// The connection's session (nil for the assembly that only derives the protocol documents).
+    public let session: ShopSession?
 
     /// Wires a connection answering through `outbox` to ViewModels over `services`, in a session of its own
     /// (a guest until it signs in).
@@ -44,6 +46,7 @@ public struct ServerAssembly {
     public static let schemaIDPrefix = "https://storefront.example/protocol/schemas/"
 
     private init(environment: ShopEnvironment?, outbox: Outbox, logger: Logger) {
+        session = environment?.session
         connection = Connection(
             identity: ServerIdentity(
                 name: "storefront", version: StorefrontVersion.current, protocolVersion: StorefrontVersion.protocolVersion),

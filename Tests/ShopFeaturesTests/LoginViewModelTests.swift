@@ -114,6 +114,27 @@ import Testing
         #expect(viewModel.state.cappedLines.isEmpty)
     }
 
+    @Test func ofTwoSignInsAtOnceTheLaterIsRefusedAndItsSessionRevoked() async throws {
+        let other = LoginViewModel(accounts: accounts, session: session)
+        let gate = Gate()
+        let second = AccountSession(
+            account: Fixture.account, sessionId: "session-2", token: "sft_second", expiresAt: Fixture.signedIn.expiresAt)
+        accounts.signIn.handle { credentials in
+            if credentials.password == "second123" { await gate.wait() }
+            return credentials.password == "second123" ? second : Fixture.signedIn
+        }
+        accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
+        accounts.signOut.returns(())
+        let later = Task { try await other.login(email: "ann@example.com", password: "second123") }
+        await settle { other.phase == .loggingIn }
+        _ = try await viewModel.login(email: "ann@example.com", password: "secret123")
+        gate.open()
+        await #expect(throws: ShopError.alreadySignedIn) { try await later.value }
+        #expect(accounts.signOut.calls == ["session-2"])
+        #expect(session.isSignedIn)
+        #expect(other.state.phase == .loggedIn)
+    }
+
     @Test func aFailedMergeLeavesTheGuestSignedOutAndRevokesTheNewSession() async throws {
         accounts.signIn.returns(Fixture.signedIn)
         accounts.adoptGuest.fails(ShopError.serviceUnavailable("accounts"))
