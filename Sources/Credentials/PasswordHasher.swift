@@ -95,8 +95,8 @@ public struct PasswordHasher: Sendable {
     /// takes as long as a wrong password for an account that does (and the response time does not tell
     /// which emails have accounts).
     ///
-    /// It verifies `password` against a hash of a random password at this hasher's cost, made on the first
-    /// call for each cost in the process (that first call takes one hash longer) and kept. A password
+    /// It verifies `password` against a hash of a random password at this hasher's cost: built in for
+    /// ``Cost/standard``, made on the first call for other costs (that first call takes one hash longer). A password
     /// `verify` would refuse without hashing (empty, too long) is refused here without hashing too.
     /// Hashes stored with an older cost take that cost's time, not this one's.
     ///
