@@ -141,6 +141,9 @@ struct CountedAccountService: AccountService {
     @MainActor func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
         try await counter.count { try await base.adoptGuest(guestId, into: accountId) }
     }
+    @MainActor func activeAccount(sessionId: String) async throws -> Account? {
+        try await counter.count { try await base.activeAccount(sessionId: sessionId) }
+    }
 }
 
 /// Guest ids for the sessions of one fuzz run: `fuzz-1`, `fuzz-2`, ...

@@ -16,9 +16,10 @@ public enum AccountRules {
     /// The most characters a bio may have.
     public static let bioMaximum = 500
 
-    /// An email as stored and compared: trimmed. (Uniqueness ignores case.)
+    /// An email as stored and compared: trimmed and in Unicode's composed form (NFC), so that a composed
+    /// and a decomposed "é" are one address. (Uniqueness ignores ASCII case.)
     public static func normalizedEmail(_ email: String) -> String {
-        email.trimmingCharacters(in: .whitespacesAndNewlines)
+        email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
     }
 
     /// Checks an email: one `@` with text before it, a dot in the domain, no spaces or control characters,
@@ -26,7 +27,8 @@ public enum AccountRules {
     public static func emailError(_ email: String) -> String? {
         let email = normalizedEmail(email)
         if email.isEmpty { return "Email is required." }
-        if email.count > emailMaximum { return "Email must be at most \(emailMaximum) characters." }
+        // Lengths count Unicode scalars: a grapheme count lets "a" plus 10 000 combining marks pass as one.
+        if email.unicodeScalars.count > emailMaximum { return "Email must be at most \(emailMaximum) characters." }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         let scalars = email.unicodeScalars
         guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3,
@@ -41,7 +43,7 @@ public enum AccountRules {
     public static func passwordError(_ password: String) -> String? {
         if password.isEmpty { return "Password is required." }
         if password.utf8.count > passwordMaximumBytes { return "Password must be at most \(passwordMaximumBytes) bytes." }
-        if password.count < passwordMinimum { return "Password must have at least \(passwordMinimum) characters." }
+        if password.unicodeScalars.count < passwordMinimum { return "Password must have at least \(passwordMinimum) characters." }
         if !password.contains(where: \.isNumber) { return "Password must contain a digit." }
         return nil
     }
@@ -55,16 +57,17 @@ public enum AccountRules {
     public static func nameError(_ name: String) -> String? {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return "Name is required." }
-        if trimmed.count > nameMaximum { return "Name must be at most \(nameMaximum) characters." }
-        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "Name must not contain control characters."
+        if trimmed.unicodeScalars.count > nameMaximum { return "Name must be at most \(nameMaximum) characters." }
+        // Format characters (bidirectional overrides, zero-width joiners) can make one name look like another.
+        if trimmed.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }) {
+            return "Name must not contain control or format characters."
         }
         return nil
     }
 
     /// Checks a bio: at most ``bioMaximum`` characters; line breaks allowed, other control characters not.
     public static func bioError(_ bio: String) -> String? {
-        if bio.count > bioMaximum { return "Bio must be at most \(bioMaximum) characters." }
+        if bio.unicodeScalars.count > bioMaximum { return "Bio must be at most \(bioMaximum) characters." }
         if bio.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) {
             return "Bio must not contain control characters other than line breaks."
         }
@@ -82,7 +85,8 @@ public enum AccountRules {
 
     /// The name a new account starts with: the part of its email before `@`, cut to ``nameMaximum``.
     public static func defaultName(forEmail email: String) -> String {
-        String(normalizedEmail(email).split(separator: "@").first.map(String.init)?.prefix(nameMaximum) ?? "")
+        let local = normalizedEmail(email).split(separator: "@").first.map(String.init) ?? ""
+        return String(String.UnicodeScalarView(local.unicodeScalars.prefix(nameMaximum)))
     }
 
     /// How many failed sign-ins for one email, within ``failureWindow``, lock further attempts.

@@ -34,4 +34,7 @@ public protocol AccountService: Sendable {
     /// Moves a guest's cart lines (merged, quantities capped by stock and the per-order maximum) and
     /// favourites to an account, in one transaction; the guest keeps nothing.
     func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption
+
+    /// The account of a session that is still signed in and unexpired, or nil when it ended.
+    func activeAccount(sessionId: String) async throws -> Account?
 }

@@ -12,12 +12,16 @@ public struct AccountSession: Equatable, Sendable {
     public var token: String
     /// When the token stops working.
     public var expiresAt: Date
+    /// Whether this sign-in created the session (registration, password), as opposed to resuming one that
+    /// other tabs and servers may hold: only a new session may be revoked when its sign-in is abandoned.
+    public var isNew: Bool
 
     /// Creates a session value.
-    public init(account: Account, sessionId: String, token: String, expiresAt: Date) {
+    public init(account: Account, sessionId: String, token: String, expiresAt: Date, isNew: Bool = true) {
         self.account = account
         self.sessionId = sessionId
         self.token = token
         self.expiresAt = expiresAt
+        self.isNew = isNew
     }
 }

@@ -15,8 +15,9 @@ public enum ProductRules {
     public static func nameError(_ name: String) -> String? {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return "Name is required." }
-        if trimmed.count < minimumNameLength { return "Name must be at least \(minimumNameLength) characters." }
-        if trimmed.count > maximumNameLength { return "Name must be at most \(maximumNameLength) characters." }
+        // Unicode scalars, not graphemes: "a" plus 10 000 combining marks is not one character's worth.
+        if trimmed.unicodeScalars.count < minimumNameLength { return "Name must be at least \(minimumNameLength) characters." }
+        if trimmed.unicodeScalars.count > maximumNameLength { return "Name must be at most \(maximumNameLength) characters." }
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "Name must not contain control characters."
         }
@@ -25,7 +26,7 @@ public enum ProductRules {
 
     /// Checks a description: at most 500 characters.
     public static func descriptionError(_ description: String) -> String? {
-        description.count > maximumDescriptionLength
+        description.unicodeScalars.count > maximumDescriptionLength
             ? "Description must be at most \(maximumDescriptionLength) characters." : nil
     }
 

@@ -150,10 +150,14 @@ public final class CartViewModel {
         checkoutPhase = .submitting
         let shownRevision = cart.revision
         let shopper = session.shopper
-        let task = Task { [weak self, cartService, orders] () -> Result<Order?, any Error> in
+        let task = Task { [weak self, cartService, orders, session] () -> Result<Order?, any Error> in
             do {
                 // The cart the customer was shown, or nothing: another session may have changed it.
-                let order = try await orders.placeOrder(expectedRevision: shownRevision, for: shopper)
+                let order = try await session.write { current in
+                    // Signed out (or in as someone else) since the checkout was pressed: not this cart.
+                    guard current == shopper else { throw ShopError.signInRequired("check out") }
+                    return try await orders.placeOrder(expectedRevision: shownRevision, for: shopper)
+                }
                 guard let self else { return .success(order) }
                 if self.cart?.isEmpty == false, !Task.isCancelled {
                     // No feed event emptied the cart (a service without a feed): ask for it.
@@ -195,10 +199,10 @@ public final class CartViewModel {
     private func change(_ operation: @escaping @Sendable (any CartService, Shopper) async throws -> Cart) async throws {
         nextChangeId += 1
         let id = nextChangeId
-        let shopper = session.shopper
-        let task = Task { [weak self, cartService] () -> (any Error)? in
+        let task = Task { [weak self, cartService, session] () -> (any Error)? in
             do {
-                let cart = try await operation(cartService, shopper)
+                // The shopper when the write runs: a sign-in under way moves the guest's lines first.
+                let (cart, shopper) = try await session.write { shopper in (try await operation(cartService, shopper), shopper) }
                 guard let self, self.session.shopper == shopper else { return nil }
                 self.apply(cart, of: shopper)
                 self.actionError = nil

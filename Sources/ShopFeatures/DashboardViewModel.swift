@@ -207,12 +207,15 @@ public final class DashboardViewModel {
 
     private func handle(_ event: ShopEvent) {
         switch event {
-        case .orderPlaced(let order, let shopper) where shopper == session.shopper:
-            if recentOrders.phase == .loaded {
-                recentOrders.items = Array(([order] + recentOrders.items.filter { $0.id != order.id }).prefix(Self.recentOrderLimit))
-            } else if recentOrders.phase != .idle {
-                events.track(startLoad(.recentOrders, showsLoading: true))
+        case .orderPlaced(let order, let shopper):
+            if shopper == session.shopper {
+                if recentOrders.phase == .loaded {
+                    recentOrders.items = Array(([order] + recentOrders.items.filter { $0.id != order.id }).prefix(Self.recentOrderLimit))
+                } else if recentOrders.phase != .idle {
+                    events.track(startLoad(.recentOrders, showsLoading: true))
+                }
             }
+            // Anyone's order changes stock, and only products in stock are recommended.
             refreshQuietly(.recommended)
         case .productCreated, .productsDeleted:
             refreshQuietly(.featured)

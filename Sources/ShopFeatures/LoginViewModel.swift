@@ -63,8 +63,8 @@ public final class LoginViewModel {
     /// Nothing to load: the session is already known.
     public func appear() {}
 
-    /// Cancels a sign-in under way (its session, if it was issued meanwhile, is signed out again by the
-    /// caller's cancellation: nothing half-signed-in stays).
+    /// Cancels a sign-in under way (a session it created meanwhile is revoked again: nothing half-signed-in
+    /// stays).
     public func close() {
         task?.cancel()
     }
@@ -103,7 +103,8 @@ public final class LoginViewModel {
             do {
                 let signedIn = try await signIn(accounts)
                 if Task.isCancelled {
-                    try? await accounts.signOut(sessionId: signedIn.sessionId)
+                    // Abandoned: a session this attempt created is revoked (a resumed one is others' too).
+                    if signedIn.isNew { await session.revoke(signedIn.sessionId) }
                     return .failure(CancellationError())
                 }
                 try await session.signIn(signedIn)

@@ -174,9 +174,9 @@ public final class ProductDetailViewModel {
         }
         let target = !previous
         isFavorite = target
-        let task = Task { [weak self, favorites, productId, shopper = session.shopper] () -> (any Error)? in
+        let task = Task { [weak self, favorites, productId, session] () -> (any Error)? in
             do {
-                try await favorites.setFavorite(productId: productId, isFavorite: target, for: shopper)
+                try await session.write { shopper in try await favorites.setFavorite(productId: productId, isFavorite: target, for: shopper) }
                 self?.actionError = nil
             } catch {
                 switch Failure(error) {
@@ -212,9 +212,11 @@ public final class ProductDetailViewModel {
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
         addedFlagTask?.cancel()
         addToCartPhase = .submitting
-        let task = Task { [weak self, cart, productId, quantity, shopper = session.shopper] () -> (any Error)? in
+        let task = Task { [weak self, cart, productId, quantity, session] () -> (any Error)? in
             do {
-                let updated = try await cart.add(productId: productId, quantity: quantity, for: shopper)
+                let (updated, shopper) = try await session.write { shopper in
+                    (try await cart.add(productId: productId, quantity: quantity, for: shopper), shopper)
+                }
                 guard let self else { return nil }
                 self.showCart(updated, of: shopper)
                 self.actionError = nil

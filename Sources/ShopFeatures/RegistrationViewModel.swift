@@ -132,7 +132,10 @@ public final class RegistrationViewModel {
         let task = Task { [accounts, session] () -> Result<AccountSession, any Error> in
             do {
                 let signedIn = try await accounts.register(email: email, password: password)
-                try await session.signIn(signedIn)
+                // The account is stored now: a cancellation that comes later is too late, and the session
+                // signs in anyway (in a task the caller's cancellation does not reach), so the answer
+                // tells what is stored.
+                try await Task { try await session.signIn(signedIn) }.value
                 return .success(signedIn)
             } catch {
                 return .failure(error)

@@ -32,6 +32,15 @@ public final class ShopSession {
     @ObservationIgnored private var sessionId: String?
     @ObservationIgnored private var expiry: Task<Void, Never>?
     @ObservationIgnored private var subscription: ShopSubscription?
+    @ObservationIgnored private var switching = false
+    @ObservationIgnored private var writesInFlight = 0
+    @ObservationIgnored private var switchWaiters: [CheckedContinuation<Void, Never>] = []
+    @ObservationIgnored private var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The session a sign-in under way is switching to, and whether it was signed out meanwhile.
+    @ObservationIgnored private var pendingSessionId: String?
+    @ObservationIgnored private var endedWhileSigningIn = false
+
+    private static let endedElsewhere = "You were signed out in another window."
 
     /// A guest session.
     /// - Parameters:
@@ -58,20 +67,24 @@ public final class ShopSession {
 
     /// Makes the session `signedIn`'s: the guest's cart and favourites move to the account (lines capped
     /// by stock and the per-order maximum are kept in ``cappedLines``), then every open ViewModel loads
-    /// the account's data.
-    /// - Throws: the adoption's failure; the session then stays as it was (the account's sign-in is
-    ///   revoked, so no token of a half-done sign-in works).
+    /// the account's data. Writes of the guest's data under way finish first, and writes that come
+    /// meanwhile wait and go to the account (see ``write(_:)``).
+    /// - Throws: `alreadySignedIn` when another sign-in of this connection won, or the adoption's failure;
+    ///   the session then stays as it was, and a session this sign-in created is revoked (a resumed one,
+    ///   which other tabs and servers may hold, is left alone).
     public func signIn(_ signedIn: AccountSession) async throws {
+        await beginSwitch()
+        defer { endSwitch() }
         let guest = shopper
+        pendingSessionId = signedIn.sessionId
+        endedWhileSigningIn = false
+        defer { pendingSessionId = nil }
         do {
-            // Two sign-ins of one connection at once (two sign-in screens): the later one is refused, and
-            // its session revoked, rather than leaving a token nobody holds working for 30 days.
             guard case .guest(let guestId) = guest else { throw ShopError.alreadySignedIn }
             let adoption = try await accounts.adoptGuest(guestId, into: signedIn.account.id)
-            guard shopper == guest else { throw ShopError.alreadySignedIn }
             cappedLines = adoption.capped
         } catch {
-            try? await accounts.signOut(sessionId: signedIn.sessionId)
+            if signedIn.isNew { await revoke(signedIn.sessionId) }
             throw error
         }
         account = signedIn.account
@@ -79,13 +92,18 @@ public final class ShopSession {
         endedReason = nil
         scheduleExpiry(at: signedIn.expiresAt)
         switchShopper(to: signedIn.account.shopper)
+        // Signed out elsewhere while the guest's data moved: the sign-in stands for nothing now.
+        if endedWhileSigningIn { becomeGuest(reason: Self.endedElsewhere) }
     }
 
     /// Signs out: the token stops working everywhere, and the session becomes a fresh guest.
     /// - Throws: ``ShopError`` `signInRequired` when not signed in; the sign-out's storage failure (the
     ///   session then stays signed in, since its token still works).
     public func signOut() async throws {
-        guard let sessionId else { throw ShopError(reason: ShopError.Reason.signInRequired, message: "Not signed in.") }
+        guard sessionId != nil else { throw ShopError(reason: ShopError.Reason.signInRequired, message: "Not signed in.") }
+        await beginSwitch()
+        defer { endSwitch() }
+        guard let sessionId else { return }  // ended meanwhile
         // Forgotten first, so that this sign-out's own `sessionEnded` is not taken for one made elsewhere.
         self.sessionId = nil
         do {
@@ -95,6 +113,43 @@ public final class ShopSession {
             throw error
         }
         becomeGuest(reason: nil)
+    }
+
+    /// Revokes a session this connection created but will not use, in a task of its own: the caller's
+    /// cancellation must not stop it (a cancelled request's storage calls fail at once).
+    public func revoke(_ sessionId: String) async {
+        await Task { [accounts] in try? await accounts.signOut(sessionId: sessionId) }.value
+    }
+
+    /// Runs a write of the session's shopper's data (a cart change, a checkout, a favourite), with that
+    /// shopper. While a sign-in or sign-out switches shopper it waits, and a switch waits for the writes
+    /// under way: no write lands on a guest whose data was just moved (answered as stored, yet out of
+    /// every screen's reach).
+    public func write<T>(_ body: (Shopper) async throws -> T) async throws -> T {
+        while switching { await withCheckedContinuation { switchWaiters.append($0) } }
+        writesInFlight += 1
+        defer {
+            writesInFlight -= 1
+            if writesInFlight == 0 {
+                let waiters = drainWaiters
+                drainWaiters = []
+                for waiter in waiters { waiter.resume() }
+            }
+        }
+        return try await body(shopper)
+    }
+
+    private func beginSwitch() async {
+        while switching { await withCheckedContinuation { switchWaiters.append($0) } }
+        switching = true
+        while writesInFlight > 0 { await withCheckedContinuation { drainWaiters.append($0) } }
+    }
+
+    private func endSwitch() {
+        switching = false
+        let waiters = switchWaiters
+        switchWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Makes a new session the account's at once: no guest data to adopt, nothing published, no expiry
@@ -147,7 +202,18 @@ public final class ShopSession {
         case .accountChanged(let changed) where changed.id == account?.id:
             account = changed
         case .sessionEnded(let ended) where ended == sessionId:
-            becomeGuest(reason: "You were signed out in another window.")
+            becomeGuest(reason: Self.endedElsewhere)
+        case .sessionEnded(let ended) where ended == pendingSessionId:
+            endedWhileSigningIn = true
+        case .resync where sessionId != nil:
+            // Missed changes may include this session's sign-out or a profile change: ask the store.
+            events.track(Task { [weak self, accounts, sessionId] in
+                guard let sessionId else { return }
+                let account: Account?
+                do { account = try await accounts.activeAccount(sessionId: sessionId) } catch { return }
+                guard let self, self.sessionId == sessionId else { return }
+                if let account { self.account = account } else { self.becomeGuest(reason: Self.endedElsewhere) }
+            })
         default:
             break
         }

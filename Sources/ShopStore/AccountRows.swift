@@ -31,4 +31,11 @@ enum AccountRows {
             INSERT INTO account_session (id, tokenDigest, accountId, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)
             """, arguments: [id, tokenDigest, accountId, StoredDate.milliseconds(now), StoredDate.milliseconds(expiresAt)])
     }
+
+    /// Deletes sessions that ended or expired more than a day ago (their tokens resume nothing already;
+    /// the day keeps a sign-out visible to servers that poll the log late).
+    static func pruneSessions(_ db: Database, now: Date) throws {
+        let cutoff = StoredDate.milliseconds(now.addingTimeInterval(-24 * 60 * 60))
+        try db.execute(sql: "DELETE FROM account_session WHERE expiresAt < ? OR endedAt < ?", arguments: [cutoff, cutoff])
+    }
 }

@@ -106,4 +106,7 @@ struct FaultInjectingAccountService: AccountService {
     func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
         try await injector.perform(.accounts) { try await base.adoptGuest(guestId, into: accountId) }
     }
+    func activeAccount(sessionId: String) async throws -> Account? {
+        try await injector.perform(.accounts) { try await base.activeAccount(sessionId: sessionId) }
+    }
 }

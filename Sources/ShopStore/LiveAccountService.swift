@@ -24,8 +24,8 @@ struct LiveAccountService: AccountService {
         errors["email"] = AccountRules.emailError(email)
         errors["password"] = AccountRules.passwordError(password)
         guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
-        let taken = try await StorageError.mapping { try await database.writer.read { db in try AccountRows.emailTaken(db, email) } }
-        guard !taken else { throw ShopError.emailTaken(email) }
+        // Hashed before the email is looked up: a registration is how an email's existence can be learnt
+        // (the issue wants a taken email named), so each try costs what a sign-in attempt does.
         let hash = try await gate.run { [hasher] in try hasher.hash(password) }
         let token = SessionToken.generate()
         let sessionId = SecureRandom.identifier()
@@ -56,13 +56,18 @@ struct LiveAccountService: AccountService {
             throw ShopError.validationFailed(["password": "Enter your password (at most \(AccountRules.passwordMaximumBytes) bytes)."])
         }
         let now = now()
-        let (stored, lockedUntil) = try await StorageError.mapping {
-            try await database.writer.read { db -> ((id: Int64, hash: String)?, Date?) in
-                let row = try Row.fetchOne(db, sql: "SELECT id, passwordHash FROM account WHERE email = ?", arguments: [email])
-                return (row.map { ($0[0], $0[1]) }, try Self.lockedUntil(db, email: email, now: now))
+        // The attempt is counted as a failure before the password is checked, in the transaction that
+        // checks the lock: attempts sent in parallel cannot pass the lock by all reading it before any
+        // failed. A success removes the count.
+        let stored = try await StorageError.mapping {
+            try await database.writer.write { db -> (id: Int64, hash: String)? in
+                try db.execute(sql: "DELETE FROM sign_in_failure WHERE at < ?",
+                               arguments: [StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))])
+                if let lockedUntil = try Self.lockedUntil(db, email: email, now: now) { throw Self.locked(until: lockedUntil, now: now) }
+                try db.execute(sql: "INSERT INTO sign_in_failure (email, at) VALUES (?, ?)", arguments: [email, StoredDate.milliseconds(now)])
+                return try Row.fetchOne(db, sql: "SELECT id, passwordHash FROM account WHERE email = ?", arguments: [email]).map { ($0[0], $0[1]) }
             }
         }
-        if let lockedUntil { throw Self.locked(until: lockedUntil, now: now) }
         // The same work for an unknown email as for a wrong password: the answer's time tells nothing.
         let verified = await gate.run { [hasher] in
             guard let stored else {
@@ -73,12 +78,7 @@ struct LiveAccountService: AccountService {
         }
         guard verified, let stored else {
             let lock = try await StorageError.mapping {
-                try await database.writer.write { db -> Date? in
-                    try db.execute(sql: "DELETE FROM sign_in_failure WHERE at < ?",
-                                   arguments: [StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))])
-                    try db.execute(sql: "INSERT INTO sign_in_failure (email, at) VALUES (?, ?)", arguments: [email, StoredDate.milliseconds(now)])
-                    return try Self.lockedUntil(db, email: email, now: now)
-                }
+                try await database.writer.read { db in try Self.lockedUntil(db, email: email, now: now) }
             }
             if let lock { throw Self.locked(until: lock, now: now) }
             throw ShopError.invalidCredentials
@@ -91,6 +91,7 @@ struct LiveAccountService: AccountService {
             try await database.writer.write { db -> Account in
                 try db.execute(sql: "DELETE FROM sign_in_failure WHERE email = ?", arguments: [email])
                 if let rehash { try db.execute(sql: "UPDATE account SET passwordHash = ? WHERE id = ?", arguments: [rehash, stored.id]) }
+                try AccountRows.pruneSessions(db, now: now)
                 try AccountRows.insertSession(db, id: sessionId, tokenDigest: token.digest, accountId: stored.id, at: now, expiresAt: expiresAt)
                 guard let account = try AccountRows.account(db, id: stored.id) else { throw ShopError.invalidCredentials }
                 return account
@@ -113,7 +114,8 @@ struct LiveAccountService: AccountService {
             }
         }
         guard let (account, sessionId, expiresAt) = found else { throw ShopError.sessionInvalid }
-        return AccountSession(account: account, sessionId: sessionId, token: parsed.value, expiresAt: StoredDate.date(expiresAt))
+        return AccountSession(
+            account: account, sessionId: sessionId, token: parsed.value, expiresAt: StoredDate.date(expiresAt), isNew: false)
     }
 
     func signOut(sessionId: String) async throws {
@@ -127,6 +129,18 @@ struct LiveAccountService: AccountService {
             }
         }
         if let seq { await feed.committed(seq, [.sessionEnded(sessionId: sessionId)]) }
+    }
+
+    func activeAccount(sessionId: String) async throws -> Account? {
+        let now = StoredDate.milliseconds(now())
+        return try await StorageError.mapping {
+            try await database.writer.read { db in
+                try Row.fetchOne(db, sql: """
+                    SELECT \(AccountRows.columns) FROM account_session s JOIN account a ON a.id = s.accountId
+                    WHERE s.id = ? AND s.endedAt IS NULL AND s.expiresAt > ?
+                    """, arguments: [sessionId, now]).map { AccountRows.account($0) }
+            }
+        }
     }
 
     // MARK: Profiles

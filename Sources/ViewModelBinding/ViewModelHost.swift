@@ -124,12 +124,14 @@ public final class ViewModelHost<Environment> {
                         throw RPCError.invalidParams(
                             parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
                     }
-                    key = IdempotencyKey(
-                        key: text,
-                        fingerprint: (self.idempotencyScope.map { $0() + " " } ?? "") + Self.fingerprint(method: request.method, params: request.params))
+                    key = IdempotencyKey(key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params))
                 }
                 // Actions start in the order they came, though a keyed one reads its key first.
                 await self.admission.enter()
+                // Scoped when it starts, not when it arrived: a sign-in answered meanwhile changed the shopper.
+                if let scope = self.idempotencyScope, let unscoped = key {
+                    key = IdempotencyKey(key: unscoped.key, fingerprint: scope() + " " + unscoped.fingerprint)
+                }
                 var record: (fingerprint: String, outcome: [String: String])?
                 if let key, let lookUp = self.idempotencyRecord {
                     do {

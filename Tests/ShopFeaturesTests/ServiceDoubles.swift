@@ -89,6 +89,7 @@ final class AccountServiceDouble: AccountService {
     let account = Endpoint<Int64, Account>("accounts.account")
     let updateProfile = Endpoint<Update, Account>("accounts.updateProfile")
     let adoptGuest = Endpoint<Adoption, GuestAdoption>("accounts.adoptGuest")
+    let activeAccount = Endpoint<String, Account?>("accounts.activeAccount")
 
     func register(email: String, password: String) async throws -> AccountSession {
         try await self.register.callAsFunction(Credentials(email: email, password: password))
@@ -105,6 +106,7 @@ final class AccountServiceDouble: AccountService {
     func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption {
         try await self.adoptGuest.callAsFunction(Adoption(guestId: guestId, accountId: accountId))
     }
+    func activeAccount(sessionId: String) async throws -> Account? { try await self.activeAccount.callAsFunction(sessionId) }
 }
 
 // MARK: Fixtures

@@ -86,4 +86,51 @@ import Testing
         #expect(dashboard.state.recentOrders.phase == .failed)
         #expect(dashboard.state.recentOrders.error?.message == "Sign in to see your orders.")
     }
+
+    @Test func aSignInWaitsForTheGuestsWritesAndWritesDuringItGoToTheAccount() async throws {
+        let gate = Gate()
+        cart.cart.returns(.empty)
+        cart.add.handle { _ in
+            await gate.wait()
+            return .empty
+        }
+        accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
+        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+
+        let guestAdd = Task { try await viewModel.add(productId: "p-0001", quantity: 1) }
+        await settle { cart.add.calls.count == 1 }
+        let signIn = Task { try await session.signIn(Fixture.signedIn) }
+        let duringSwitch = Task { try await viewModel.add(productId: "p-0002", quantity: 1) }
+        for _ in 0..<50 { await Task.yield() }
+        #expect(accounts.adoptGuest.calls.isEmpty)  // the guest's add is still being stored
+        #expect(cart.add.calls.count == 1)  // the add sent meanwhile waits for the switch
+        gate.open()
+        try await guestAdd.value
+        try await signIn.value
+        try await duringSwitch.value
+        #expect(accounts.adoptGuest.calls.count == 1)
+        #expect(cart.add.calls.count == 2)
+        #expect(session.shopper == Fixture.shopper)
+    }
+
+    @Test func aResumedSessionIsNotRevokedWhenItsSignInFails() async throws {
+        var resumed = Fixture.signedIn
+        resumed.isNew = false
+        accounts.adoptGuest.fails(ShopError.serviceUnavailable("accounts"))
+        await #expect(throws: ShopError.self) { try await session.signIn(resumed) }
+        #expect(accounts.signOut.calls.isEmpty)  // other tabs and servers hold it
+        #expect(session.isSignedIn == false)
+    }
+
+    @Test func aResyncAsksWhetherTheSessionStillStands() async throws {
+        accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
+        try await session.signIn(Fixture.signedIn)
+        accounts.activeAccount.returns(nil)  // signed out while this server missed the log's entries
+        events.publish(.resync)
+        await events.settled()
+        #expect(session.isSignedIn == false)
+        #expect(session.endedReason == "You were signed out in another window.")
+    }
 }

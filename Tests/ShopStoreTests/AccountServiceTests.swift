@@ -60,6 +60,7 @@ extension ShopServices {
         ("not-an-email", "secret123", "email"), ("ann@example.com", "short1", "password"),
         ("ann@example.com", "nodigitshere", "password"), (String(repeating: "a", count: 10_000) + "@example.com", "secret123", "email"),
         ("ann\u{0}@example.com", "secret123", "email"), ("'; DROP TABLE account; --@x.io", "secret123", "email"),
+        ("a" + String(repeating: "\u{301}", count: 10_000) + "@example.com", "secret123", "email"),
     ])
     func invalidRegistrationsAreRefusedByFieldAndStoreNothing(email: String, password: String, field: String) async throws {
         let error = await #expect(throws: ShopError.self) { try await services.accounts.register(email: email, password: password) }
@@ -102,6 +103,34 @@ extension ShopServices {
         now.advance(by: 121)
         _ = try await services.accounts.signIn(email: "ann@example.com", password: "secret123")
         await #expect(throws: ShopError.invalidCredentials) { try await services.accounts.signIn(email: "ann@example.com", password: "wrong1234") }
+    }
+
+    @Test func attemptsSentInParallelCannotPassTheLock() async throws {
+        _ = try await services.accounts.register(email: "ann@example.com", password: "secret123")
+        let accounts = services.accounts
+        let answers = await withTaskGroup(of: String.self) { group in
+            for _ in 1...12 {
+                group.addTask {
+                    do {
+                        _ = try await accounts.signIn(email: "ann@example.com", password: "wrong1234")
+                        return "signedIn"
+                    } catch let error as ShopError {
+                        return error.reason
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            var answers: [String] = []
+            for await answer in group { answers.append(answer) }
+            return answers
+        }
+        // Each attempt is counted before its password is checked: only five are ever checked.
+        let counted = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sign_in_failure") }
+        #expect(counted == 5)
+        #expect(answers.filter { $0 == "signInLocked" }.count >= 8)
+        #expect(Set(answers).isSubset(of: ["invalidCredentials", "signInLocked"]))
+        await #expect(throws: ShopError.self) { try await services.accounts.signIn(email: "ann@example.com", password: "secret123") }
     }
 
     @Test func failuresOlderThanFifteenMinutesDoNotCount() async throws {

@@ -20,4 +20,5 @@ struct UnusedAccountService: AccountService {
     func account(id: Int64) async throws -> Account { throw Unexpected() }
     func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account { throw Unexpected() }
     func adoptGuest(_ guestId: String, into accountId: Int64) async throws -> GuestAdoption { throw Unexpected() }
+    func activeAccount(sessionId: String) async throws -> Account? { throw Unexpected() }
 }
