@@ -17,6 +17,27 @@ public struct JSONValueEncoder: Sendable {
         }
         return node.value
     }
+
+    /// Encodes `value`, reusing the encodings of array elements equal to those of the previous value
+    /// encoded with `memo` (see ``EncodingMemo``); the result is the same as ``encode(_:)``'s.
+    ///
+    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at the top level.
+    public func encode<T: Encodable>(_ value: T, reusing memo: EncodingMemo) throws -> JSONValue {
+        let encoder = ValueEncoder(parent: nil, key: nil, memo: memo)
+        do {
+            try value.encode(to: encoder)
+        } catch {
+            memo.reset()
+            throw error
+        }
+        guard let node = encoder.node else {
+            memo.reset()
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "\(T.self) encoded no value"))
+        }
+        memo.finish()
+        return node.value
+    }
 }
 
 /// A value under construction: containers hold references so that nested containers can keep writing
@@ -82,12 +103,15 @@ private final class ArrayNode {
 private final class ValueEncoder: Encoder {
     let parent: ValueEncoder?
     let key: (any CodingKey)?
+    /// The encodings of the previous value's array elements, when reusing them.
+    let memo: EncodingMemo?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var node: Node?
 
-    init(parent: ValueEncoder?, key: (any CodingKey)?) {
+    init(parent: ValueEncoder?, key: (any CodingKey)?, memo: EncodingMemo? = nil) {
         self.parent = parent
         self.key = key
+        self.memo = memo ?? parent?.memo
     }
 
     var codingPath: [any CodingKey] {
@@ -220,7 +244,19 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Int64) throws { array.elements.append(.integer(value)) }
     mutating func encode(_ value: Double) throws { array.elements.append(.double(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        array.elements.append(try encodeValue(value, parent: encoder, key: IndexKey(count)))
+        if let leaf = leafValue(value) {
+            array.elements.append(leaf)
+        } else if let memo = encoder.memo {
+            if let reused = memo.reuse(value) {
+                array.elements.append(reused)
+            } else {
+                let encoded = try encodeValue(value, parent: encoder, key: IndexKey(count))
+                memo.record(value, encoded)
+                array.elements.append(encoded)
+            }
+        } else {
+            array.elements.append(try encodeValue(value, parent: encoder, key: IndexKey(count)))
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -263,7 +299,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
         }
         // Below this encoder's own parent and key: a wrapper (such as a property wrapper) encoding its
         // value in a single value container adds no level to the coding path.
-        let inner = ValueEncoder(parent: encoder.parent, key: encoder.key)
+        let inner = ValueEncoder(parent: encoder.parent, key: encoder.key, memo: encoder.memo)
         try value.encode(to: inner)
         encoder.node = inner.node ?? .value(.object([:]))
     }

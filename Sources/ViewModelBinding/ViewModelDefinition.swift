@@ -67,7 +67,8 @@ final class OpenScreen {
     /// Reads the state snapshot and encodes it, unless it is equal to the one read last (when the state
     /// type is `Equatable`): nil then. A change somewhere else in the shop marks every ViewModel that
     /// read the changed property, though most of them show the same as before; comparing the snapshot
-    /// values is much cheaper than encoding one and diffing the result.
+    /// values is much cheaper than encoding one and diffing the result. A state that did change is encoded
+    /// reusing the encodings of the array elements (cart lines, listed products) that did not.
     let readChangedState: @MainActor () throws -> JSONValue?
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
@@ -77,10 +78,11 @@ final class OpenScreen {
         object = model
         let equal = Self.equality(of: Model.State.self)
         var last: Model.State?
+        let memo = EncodingMemo()
         readChangedState = {
             let state = model.state
             if let equal, let last, equal(last, state) { return nil }
-            let encoded = try encoder.encode(state)
+            let encoded = try encoder.encode(state, reusing: memo)
             last = state
             return encoded
         }

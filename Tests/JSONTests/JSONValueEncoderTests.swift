@@ -100,3 +100,35 @@ extension JSONValueEncoderTests.State {
             empty: [], chosen: Bool.random(using: &generator) ? line(&generator) : nil)
     }
 }
+
+/// Encoding with a memo of the previous encodings gives what encoding afresh gives.
+@Suite struct EncodingMemoTests {
+    @Test func encodingWithAMemoGivesTheFreshEncodingForASeriesOfEditedStates() throws {
+        var generator = SeededRandom(seed: 1617)
+        let memo = EncodingMemo()
+        var state = JSONValueEncoderTests.State.random(using: &generator)
+        for round in 0..<500 {
+            // Mostly small edits of the previous state (a line changed, inserted, removed), sometimes a new one.
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0: state = .random(using: &generator)
+            case 1 where !state.lines.isEmpty: state.lines[Int.random(in: 0..<state.lines.count, using: &generator)].quantity += 1
+            case 2 where !state.lines.isEmpty: state.lines.remove(at: Int.random(in: 0..<state.lines.count, using: &generator))
+            case 3: state.lines.insert(JSONValueEncoderTests.State.random(using: &generator).chosen ?? state.lines.first ?? .init(
+                id: "x", quantity: 1, price: .init(text: "1.00"), note: nil, small: 1, large: 2, ratio: 0.5, weight: 1.5, flags: []),
+                at: Int.random(in: 0...state.lines.count, using: &generator))
+            default: state.chosen = state.lines.last
+            }
+            let fresh = try JSONValueEncoder().encode(state)
+            let reusing = try JSONValueEncoder().encode(state, reusing: memo)
+            #expect(reusing == fresh, "round \(round)")
+        }
+    }
+
+    @Test func elementsOfTypesThatAreNotEquatableAreEncodedEachTime() throws {
+        struct Plain: Encodable { var n: Int }
+        let memo = EncodingMemo()
+        for n in 0..<3 {
+            #expect(try JSONValueEncoder().encode([Plain(n: n), Plain(n: 1)], reusing: memo) == [["n": .integer(Int64(n))], ["n": 1]])
+        }
+    }
+}
