@@ -22,14 +22,12 @@ public final class EncodingMemo {
     /// The previous encoding of an element equal to `value`, recorded as this encoding's next element
     /// of its type; nil when there is none (the caller encodes it and calls ``record(_:_:)``).
     func reuse<T>(_ value: T) -> JSONValue? {
-        guard let memo = memo(for: T.self) else { return nil }
-        return memo.reuse(value)
+        memo(for: T.self)?.reuse(value)
     }
 
     /// Records the encoding of an element that could not be reused.
     func record<T>(_ value: T, _ encoded: JSONValue) {
-        guard let memo = memo(for: T.self) else { return }
-        memo.current.append((value, encoded))
+        memo(for: T.self)?.record(value, encoded)
     }
 
     /// Ends an encoding: what it recorded is what the next one may reuse.
@@ -42,43 +40,42 @@ public final class EncodingMemo {
         entries = [:]
     }
 
-    private func memo<T>(for type: T.Type) -> ElementMemo<T>? {
+    private func memo<T>(for type: T.Type) -> AnyElementMemo? {
         let id = ObjectIdentifier(type)
-        if let entry = entries[id] { return unsafeDowncast(entry, to: ElementMemo<T>.self) }
+        if let entry = entries[id] { return entry }
         guard !notEquatable.contains(id) else { return nil }
         guard let equatable = type as? any Equatable.Type else {
             notEquatable.insert(id)
             return nil
         }
-        func equality<E: Equatable>(_: E.Type) -> (T, T) -> Bool {
-            { ($0 as! E) == ($1 as! E) }
-        }
-        let memo = ElementMemo<T>(equal: equality(equatable))
+        func make<E: Equatable>(_: E.Type) -> AnyElementMemo { ElementMemo<E>() }
+        let memo = make(equatable)
         entries[id] = memo
         return memo
     }
 }
 
-/// What ``EncodingMemo`` keeps of one element type.
+/// What ``EncodingMemo`` keeps of one element type. Its methods are called with values of that type
+/// only (the memo is found by the type's identifier), so `T` is `E` in ``ElementMemo``.
 private class AnyElementMemo {
+    func reuse<T>(_ value: T) -> JSONValue? { nil }
+    func record<T>(_ value: T, _ encoded: JSONValue) {}
     func finish() {}
 }
 
-private final class ElementMemo<T>: AnyElementMemo {
-    let equal: (T, T) -> Bool
-    /// The previous encoding's elements of this type, in order.
-    var previous: [(value: T, encoded: JSONValue)] = []
+private final class ElementMemo<E: Equatable>: AnyElementMemo {
+    /// The previous encoding's elements of this type and their encodings, in order.
+    var previousValues: [E] = []
+    var previousEncoded: [JSONValue] = []
     /// This encoding's so far.
-    var current: [(value: T, encoded: JSONValue)] = []
+    var values: [E] = []
+    var encoded: [JSONValue] = []
 
-    init(equal: @escaping (T, T) -> Bool) {
-        self.equal = equal
-    }
-
-    func reuse(_ value: T) -> JSONValue? {
-        let position = current.count
+    override func reuse<T>(_ value: T) -> JSONValue? {
+        let value = unsafeBitCast(value, to: E.self)
+        let position = values.count
         func matches(_ candidate: Int) -> Bool {
-            previous.indices.contains(candidate) && equal(previous[candidate].value, value)
+            candidate >= 0 && candidate < previousValues.count && previousValues[candidate] == value
         }
         let found: Int
         if matches(position) {
@@ -94,14 +91,21 @@ private final class ElementMemo<T>: AnyElementMemo {
         } else {
             return nil
         }
-        let encoded = previous[found].encoded
-        current.append((value, encoded))
-        return encoded
+        let reused = previousEncoded[found]
+        values.append(value)
+        encoded.append(reused)
+        return reused
+    }
+
+    override func record<T>(_ value: T, _ encoding: JSONValue) {
+        values.append(unsafeBitCast(value, to: E.self))
+        encoded.append(encoding)
     }
 
     override func finish() {
-        previous = current
-        current = []
-        current.reserveCapacity(previous.count)
+        swap(&previousValues, &values)
+        swap(&previousEncoded, &encoded)
+        values.removeAll(keepingCapacity: true)
+        encoded.removeAll(keepingCapacity: true)
     }
 }
