@@ -32,7 +32,9 @@ enum StoredRows {
     /// This and the other statements of every cart change are cached (compiled once per connection):
     /// compiling them each time was a tenth of the server's CPU time per `cart/add`.
     static func cart(_ db: Database) throws -> Cart {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+        // A cursor's rows are read from the statement in place (fetchAll copies every value of every row
+        // first): a third of a cart change's CPU with a 20-line cart.
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM cart_line c
             JOIN product p ON p.id = c.productId
@@ -41,7 +43,7 @@ enum StoredRows {
             """))
         var lines: [CartLine] = []
         var taxed: [(amount: Money, taxRate: Int)] = []
-        for row in rows {
+        while let row = try rows.next() {
             let line = CartLine(
                 productId: row[0], name: row[1], categoryId: row[2], unitPrice: Money(minorUnits: row[3]),
                 quantity: row[4])
