@@ -57,6 +57,7 @@ extension StorefrontBench {
     func searching(_ path: String, catalog: String) throws -> [Measurement] {
         var samples: [Double] = []
         var worst: (milliseconds: Double, query: String) = (0, "")
+        var perQuery: [String: [Double]] = [:]
         var peak = 0
         for _ in 0..<domainRuns {
             let session = try domainSession(path, database: catalog)
@@ -67,6 +68,7 @@ extension StorefrontBench {
                 let reply = try session.call("catalog/search", ["viewModel": .string(handle), "query": .string(query)])
                 let after = Double(Int64(reply.nanoseconds) - Int64(Self.searchDebounceNanoseconds)) / 1e6
                 samples.append(after)
+                perQuery[query, default: []].append(after)
                 if after > worst.milliseconds { worst = (after, query) }
                 guard session.mirrors[handle]?["query"] == .string(query) else {
                     throw BenchError(description: "catalog/search \(query) answered before its state")
@@ -75,6 +77,10 @@ extension StorefrontBench {
             peak = max(peak, try session.child.finish())
         }
         samples.sort()
+        if verbose {
+            let medians = Self.searchQueries.map { "\($0): \((median(perQuery[$0] ?? [0]) * 100).rounded() / 100) ms" }
+            printToStandardError("search medians after the debounce: \(medians.joined(separator: ", "))\n")
+        }
         return [Measurement(
             name: "search", framing: .ndjson, runs: domainRuns, count: Self.searchQueries.count,
             figures: [
