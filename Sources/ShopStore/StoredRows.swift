@@ -32,8 +32,8 @@ enum StoredRows {
     /// This and the other statements of every cart change are cached (compiled once per connection):
     /// compiling them each time was a tenth of the server's CPU time per `cart/add`.
     static func cart(_ db: Database) throws -> Cart {
-        // A cursor's rows are read from the statement in place (fetchAll copies every value of every row
-        // first): a third of a cart change's CPU with a 20-line cart.
+        // A cursor's rows are read from the statement in place; fetchAll copied every value of every row
+        // first, 40 % of reading a 20-line cart (callgrind: 308k -> 183k instructions).
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM cart_line c
