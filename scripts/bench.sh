@@ -7,6 +7,8 @@
 #   scripts/bench.sh --mode search,cart --domain-runs 5
 #   scripts/bench.sh --mode propagation --propagation-samples 1000
 #   scripts/bench.sh --json > figures.jsonl
+#   scripts/bench.sh --mode cpu                  # server CPU per cart change against a ping's (issue 16)
+#   scripts/bench.sh --mode open,search,memory --products 1000000 --verbose   # cost as the shop grows
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

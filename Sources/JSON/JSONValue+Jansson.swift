@@ -180,10 +180,9 @@ extension JSONValue {
         }
     }
 
-    /// Appends the compact serialisation (no spaces, no newlines, keys sorted) to `buffer`.
-    ///
-    /// The output never contains a raw newline, so it can be written as one line of newline-delimited JSON.
-    public func serialize(into buffer: inout [UInt8]) {
+    /// Appends jansson's compact serialisation (`json_dump_callback` with `JSON_COMPACT | JSON_ENCODE_ANY |
+    /// JSON_SORT_KEYS`) to `buffer`: the reference ``serialize(into:)`` must equal, byte for byte (tests).
+    package func janssonSerialize(into buffer: inout [UInt8]) {
         let root = makeJansson()
         defer { cj_decref(root) }
         let flags = JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS

@@ -9,12 +9,33 @@ public struct JSONValueEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at the top level.
     public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         if let value = value as? JSONValue { return value }
-        let encoder = ValueEncoder(codingPath: [])
+        let encoder = ValueEncoder(parent: nil, key: nil)
         try value.encode(to: encoder)
         guard let node = encoder.node else {
             throw EncodingError.invalidValue(
                 value, .init(codingPath: [], debugDescription: "\(T.self) encoded no value"))
         }
+        return node.value
+    }
+
+    /// Encodes `value`, reusing the encodings of array elements equal to those of the previous value
+    /// encoded with `memo` (see ``EncodingMemo``); the result is the same as ``encode(_:)``'s.
+    ///
+    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at the top level.
+    public func encode<T: Encodable>(_ value: T, reusing memo: EncodingMemo) throws -> JSONValue {
+        let encoder = ValueEncoder(parent: nil, key: nil, memo: memo)
+        do {
+            try value.encode(to: encoder)
+        } catch {
+            memo.reset()
+            throw error
+        }
+        guard let node = encoder.node else {
+            memo.reset()
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "\(T.self) encoded no value"))
+        }
+        memo.finish()
         return node.value
     }
 }
@@ -29,27 +50,74 @@ private enum Node {
     var value: JSONValue {
         switch self {
         case .value(let value): value
-        case .object(let object): .object(object.members.mapValues(\.value))
-        case .array(let array): .array(array.elements.map(\.value))
+        case .object(let object): object.value
+        case .array(let array): array.value
         }
     }
 }
 
+/// An object's members: finished values kept as `JSONValue` (no second pass over them), and the rare
+/// nested containers, still open to writes, apart until the end.
 private final class ObjectNode {
-    var members: [String: Node] = [:]
+    var members: [String: JSONValue] = [:]
+    var nested: [String: Node] = [:]
+
+    func set(_ value: JSONValue, forKey key: String) {
+        members[key] = value
+        if !nested.isEmpty { nested[key] = nil }
+    }
+
+    func setNested(_ node: Node, forKey key: String) {
+        nested[key] = node
+        members[key] = nil
+    }
+
+    var value: JSONValue {
+        guard !nested.isEmpty else { return .object(members) }
+        var all = members
+        for (key, node) in nested { all[key] = node.value }
+        return .object(all)
+    }
 }
 
+/// An array's elements; a nested container's slot holds `null` until the end.
 private final class ArrayNode {
-    var elements: [Node] = []
+    var elements: [JSONValue] = []
+    var nested: [(index: Int, node: Node)] = []
+
+    func appendNested(_ node: Node) {
+        nested.append((elements.count, node))
+        elements.append(.null)
+    }
+
+    var value: JSONValue {
+        guard !nested.isEmpty else { return .array(elements) }
+        var all = elements
+        for (index, node) in nested { all[index] = node.value }
+        return .array(all)
+    }
 }
 
+/// The encoder of one value. Its coding path is kept as a link to its parent and its own key, and built
+/// only when asked for (by an error or a type that reads it): most values never need it.
 private final class ValueEncoder: Encoder {
-    let codingPath: [any CodingKey]
+    let parent: ValueEncoder?
+    let key: (any CodingKey)?
+    /// The encodings of the previous value's array elements, when reusing them.
+    let memo: EncodingMemo?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var node: Node?
 
-    init(codingPath: [any CodingKey]) {
-        self.codingPath = codingPath
+    init(parent: ValueEncoder?, key: (any CodingKey)?, memo: EncodingMemo? = nil) {
+        self.parent = parent
+        self.key = key
+        self.memo = memo ?? parent?.memo
+    }
+
+    var codingPath: [any CodingKey] {
+        var path = parent?.codingPath ?? []
+        if let key { path.append(key) }
+        return path
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -60,7 +128,7 @@ private final class ValueEncoder: Encoder {
             object = ObjectNode()
             node = .object(object)
         }
-        return KeyedEncodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(object: object, encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -71,7 +139,7 @@ private final class ValueEncoder: Encoder {
             array = ArrayNode()
             node = .array(array)
         }
-        return UnkeyedContainer(array: array, codingPath: codingPath)
+        return UnkeyedContainer(array: array, encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -79,62 +147,79 @@ private final class ValueEncoder: Encoder {
     }
 }
 
-/// Encodes one `Encodable` at `codingPath`, using the fast paths for JSON's own scalar types.
-private func encodeNode<T: Encodable>(_ value: T, at codingPath: [any CodingKey]) throws -> Node {
-    switch value {
-    case let value as JSONValue: return .value(value)
-    case let value as String: return .value(.string(value))
-    case let value as Bool: return .value(.bool(value))
-    case let value as Int: return .value(.integer(Int64(value)))
-    case let value as Int64: return .value(.integer(value))
-    case let value as Double: return .value(.double(value))
-    case let value as Float: return .value(.double(Double(value)))
-    case let value as any BinaryInteger:
-        return .value(Int64(exactly: value).map { .integer($0) } ?? .double(Double(value)))
-    default:
-        let encoder = ValueEncoder(codingPath: codingPath)
-        try value.encode(to: encoder)
-        return encoder.node ?? .value(.object([:]))
-    }
+/// Encodes one value below `parent` at `key`.
+private func encodeValue<T: Encodable>(_ value: T, parent: ValueEncoder, key: any CodingKey) throws -> JSONValue {
+    if let leaf = leafValue(value) { return leaf }
+    let encoder = ValueEncoder(parent: parent, key: key)
+    try value.encode(to: encoder)
+    return encoder.node?.value ?? .object([:])
+}
+
+/// The value of a leaf type (strings, numbers, booleans, `JSONValue`), or nil for any other type. Told
+/// apart by comparing metatypes (a pointer comparison), not by dynamic casts, which cost a conformance
+/// lookup each time a struct is tried against them.
+@inline(__always)
+private func leafValue<T: Encodable>(_ value: T) -> JSONValue? {
+    if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+    if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+    if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+    if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+    if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+    if T.self == JSONValue.self { return unsafeBitCast(value, to: JSONValue.self) }
+    return otherLeafValue(value)
+}
+
+/// The integer types besides `Int` and `Int64`.
+private let otherIntegerTypes: [ObjectIdentifier] = [
+    Int8.self, Int16.self, Int32.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self, UInt.self,
+].map { ObjectIdentifier($0) }
+
+/// The less common leaf types (`Float`, other integer widths), which encode themselves into a single
+/// value container and would otherwise come back here.
+private func otherLeafValue<T: Encodable>(_ value: T) -> JSONValue? {
+    if T.self == Float.self { return .double(Double(unsafeBitCast(value, to: Float.self))) }
+    guard otherIntegerTypes.contains(ObjectIdentifier(T.self)), let integer = value as? any BinaryInteger else { return nil }
+    return Int64(exactly: integer).map { .integer($0) } ?? .double(Double(integer))
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let object: ObjectNode
-    let codingPath: [any CodingKey]
+    let encoder: ValueEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
 
-    mutating func encodeNil(forKey key: Key) throws { object.members[key.stringValue] = .value(.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { object.members[key.stringValue] = .value(.bool(value)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { object.members[key.stringValue] = .value(.string(value)) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { object.members[key.stringValue] = .value(.double(value)) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { object.members[key.stringValue] = .value(.double(Double(value))) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { object.members[key.stringValue] = .value(.integer(Int64(value))) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { object.members[key.stringValue] = .value(.integer(value)) }
+    mutating func encodeNil(forKey key: Key) throws { object.set(.null, forKey: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { object.set(.bool(value), forKey: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { object.set(.string(value), forKey: key.stringValue) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { object.set(.double(value), forKey: key.stringValue) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { object.set(.double(Double(value)), forKey: key.stringValue) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { object.set(.integer(Int64(value)), forKey: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { object.set(.integer(value), forKey: key.stringValue) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        object.members[key.stringValue] = try encodeNode(value, at: codingPath + [key])
+        object.set(try encodeValue(value, parent: encoder, key: key), forKey: key.stringValue)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let nested = ObjectNode()
-        object.members[key.stringValue] = .object(nested)
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, codingPath: codingPath + [key]))
+        object.setNested(.object(nested), forKey: key.stringValue)
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, encoder: ValueEncoder(parent: encoder, key: key)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let nested = ArrayNode()
-        object.members[key.stringValue] = .array(nested)
-        return UnkeyedContainer(array: nested, codingPath: codingPath + [key])
+        object.setNested(.array(nested), forKey: key.stringValue)
+        return UnkeyedContainer(array: nested, encoder: ValueEncoder(parent: encoder, key: key))
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        let encoder = ValueEncoder(codingPath: codingPath + [key])
+        let superEncoder = ValueEncoder(parent: encoder, key: key)
         let nested = ObjectNode()
-        encoder.node = .object(nested)
-        object.members[key.stringValue] = .object(nested)
-        return encoder
+        superEncoder.node = .object(nested)
+        object.setNested(.object(nested), forKey: key.stringValue)
+        return superEncoder
     }
 }
 
@@ -148,34 +233,52 @@ private struct IndexKey: CodingKey {
 
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let array: ArrayNode
-    let codingPath: [any CodingKey]
+    let encoder: ValueEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
     var count: Int { array.elements.count }
 
-    mutating func encodeNil() throws { array.elements.append(.value(.null)) }
+    mutating func encodeNil() throws { array.elements.append(.null) }
+    mutating func encode(_ value: String) throws { array.elements.append(.string(value)) }
+    mutating func encode(_ value: Bool) throws { array.elements.append(.bool(value)) }
+    mutating func encode(_ value: Int) throws { array.elements.append(.integer(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { array.elements.append(.integer(value)) }
+    mutating func encode(_ value: Double) throws { array.elements.append(.double(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        array.elements.append(try encodeNode(value, at: codingPath + [IndexKey(count)]))
+        if let leaf = leafValue(value) {
+            array.elements.append(leaf)
+        } else if let memo = encoder.memo {
+            if let reused = memo.reuse(value) {
+                array.elements.append(reused)
+            } else {
+                let encoded = try encodeValue(value, parent: encoder, key: IndexKey(count))
+                memo.record(value, encoded)
+                array.elements.append(encoded)
+            }
+        } else {
+            array.elements.append(try encodeValue(value, parent: encoder, key: IndexKey(count)))
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let nested = ObjectNode()
-        let path = codingPath + [IndexKey(count)]
-        array.elements.append(.object(nested))
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, codingPath: path))
+        let nestedEncoder = ValueEncoder(parent: encoder, key: IndexKey(count))
+        array.appendNested(.object(nested))
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, encoder: nestedEncoder))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let nested = ArrayNode()
-        let path = codingPath + [IndexKey(count)]
-        array.elements.append(.array(nested))
-        return UnkeyedContainer(array: nested, codingPath: path)
+        let nestedEncoder = ValueEncoder(parent: encoder, key: IndexKey(count))
+        array.appendNested(.array(nested))
+        return UnkeyedContainer(array: nested, encoder: nestedEncoder)
     }
 
     mutating func superEncoder() -> any Encoder {
-        let encoder = ValueEncoder(codingPath: codingPath + [IndexKey(count)])
+        let superEncoder = ValueEncoder(parent: encoder, key: IndexKey(count))
         let nested = ObjectNode()
-        encoder.node = .object(nested)
-        array.elements.append(.object(nested))
-        return encoder
+        superEncoder.node = .object(nested)
+        array.appendNested(.object(nested))
+        return superEncoder
     }
 }
 
@@ -184,7 +287,20 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil() throws { encoder.node = .value(.null) }
+    mutating func encode(_ value: String) throws { encoder.node = .value(.string(value)) }
+    mutating func encode(_ value: Bool) throws { encoder.node = .value(.bool(value)) }
+    mutating func encode(_ value: Int) throws { encoder.node = .value(.integer(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { encoder.node = .value(.integer(value)) }
+    mutating func encode(_ value: Double) throws { encoder.node = .value(.double(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        encoder.node = try encodeNode(value, at: codingPath)
+        if let leaf = leafValue(value) {
+            encoder.node = .value(leaf)
+            return
+        }
+        // Below this encoder's own parent and key: a wrapper (such as a property wrapper) encoding its
+        // value in a single value container adds no level to the coding path.
+        let inner = ValueEncoder(parent: encoder.parent, key: encoder.key, memo: encoder.memo)
+        try value.encode(to: inner)
+        encoder.node = inner.node ?? .value(.object([:]))
     }
 }

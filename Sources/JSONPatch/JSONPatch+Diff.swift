@@ -16,10 +16,16 @@ extension JSONPatch {
         return JSONPatch(operations)
     }
 
+    /// Appends the operations that turn `old` into `new` at `path`; returns whether they differ.
+    ///
+    /// Each part of the two documents is compared once: a container's members are diffed straight away
+    /// (their operations kept aside until it is known whether the container is replaced whole), instead
+    /// of being compared for equality first and then again by the diff below them, which made the work
+    /// grow with the depth of the document.
+    @discardableResult
     private static func appendDiff(
         from old: JSONValue, to new: JSONValue, at path: JSONPointer, into operations: inout [JSONPatchOperation]
-    ) {
-        guard old != new else { return }
+    ) -> Bool {
         var nested = [JSONPatchOperation]()
         let memberCount: Int
         let changedMembers: Int
@@ -27,16 +33,23 @@ extension JSONPatch {
         case (.object(let oldMembers), .object(let newMembers)):
             memberCount = max(oldMembers.count, newMembers.count)
             var changed = 0
-            for key in oldMembers.keys.sorted() where newMembers[key] == nil {
-                nested.append(.remove(path: path.appending(key)))
-                changed += 1
+            if oldMembers.count > newMembers.count || !oldMembers.keys.allSatisfy({ newMembers[$0] != nil }) {
+                for key in oldMembers.keys.sorted() where newMembers[key] == nil {
+                    nested.append(.remove(path: path.appending(key)))
+                    changed += 1
+                }
             }
             for key in newMembers.keys.sorted() {
+                let newValue = newMembers[key]!
                 if let oldValue = oldMembers[key] {
-                    guard oldValue != newMembers[key]! else { continue }
-                    appendDiff(from: oldValue, to: newMembers[key]!, at: path.appending(key), into: &nested)
+                    if areContainersOfOneKind(oldValue, newValue) {
+                        guard appendDiff(from: oldValue, to: newValue, at: path.appending(key), into: &nested) else { continue }
+                    } else {
+                        guard oldValue != newValue else { continue }
+                        nested.append(.replace(path: path.appending(key), value: newValue))
+                    }
                 } else {
-                    nested.append(.add(path: path.appending(key), value: newMembers[key]!))
+                    nested.append(.add(path: path.appending(key), value: newValue))
                 }
                 changed += 1
             }
@@ -45,17 +58,19 @@ extension JSONPatch {
             memberCount = max(oldElements.count, newElements.count)
             changedMembers = appendArrayDiff(from: oldElements, to: newElements, at: path, into: &nested)
         default:
+            guard old != new else { return false }
             operations.append(.replace(path: path, value: new))
-            return
+            return true
         }
+        guard changedMembers > 0 else { return false }
         if changedMembers > 1, changedMembers * 2 > memberCount {
             operations.append(.replace(path: path, value: new))
         } else {
             operations.append(contentsOf: nested)
         }
+        return true
     }
 
-    /// Appends the edits of an array and returns how many of its positions they touch.
     private static func appendArrayDiff(
         from old: [JSONValue], to new: [JSONValue], at path: JSONPointer, into operations: inout [JSONPatchOperation]
     ) -> Int {
@@ -73,8 +88,12 @@ extension JSONPatch {
         let shared = min(oldMiddle, newMiddle)
         for offset in 0..<shared {
             let index = prefix + offset
-            if old[index] != new[index] { changed += 1 }
-            appendDiff(from: old[index], to: new[index], at: path.appending(index), into: &operations)
+            if areContainersOfOneKind(old[index], new[index]) {
+                if appendDiff(from: old[index], to: new[index], at: path.appending(index), into: &operations) { changed += 1 }
+            } else if old[index] != new[index] {
+                operations.append(.replace(path: path.appending(index), value: new[index]))
+                changed += 1
+            }
         }
         // Extra old elements go from the first index past the shared part; later ones shift down onto it.
         for _ in shared..<max(shared, oldMiddle) {
@@ -84,5 +103,15 @@ extension JSONPatch {
             operations.append(.add(path: path.appending(prefix + offset), value: new[prefix + offset]))
         }
         return changed + abs(oldMiddle - newMiddle)
+    }
+
+    /// Whether both are objects or both arrays: the pairs diffed member by member. Any other pair is
+    /// equal or replaced, which is decided without building the path below.
+    @inline(__always)
+    private static func areContainersOfOneKind(_ old: JSONValue, _ new: JSONValue) -> Bool {
+        switch (old, new) {
+        case (.object, .object), (.array, .array): true
+        default: false
+        }
     }
 }

@@ -24,6 +24,11 @@ struct ProductPageReader {
         case listing
         /// Always walk in page order.
         case walking
+        /// Always list the matches and sort them, without the sort's index.
+        case sortingMatches
+        /// Walk at most this many products (without a category), then sort the matches (for tests of the
+        /// fallback of ``cheapest``).
+        case walkingAtMost(Int)
     }
 
     let query: ProductQuery
@@ -48,15 +53,27 @@ struct ProductPageReader {
                 matches.insert(seq)
                 return true
             }
-            let walks = switch plan {
-            case .cheapest: Self.prefersWalking(matches: matches.count, products: Int(maximumSeq), wanted: offset + limit)
-            case .listing: false
-            case .walking: true
+            let knownTotal = query.categoryId == nil ? matches.count : nil
+            switch plan {
+            case .cheapest:
+                let wanted = offset + limit
+                guard Self.prefersWalking(matches: matches.count, products: Int(maximumSeq), wanted: wanted) else { break }
+                // Matches are not spread evenly in page order (at 1 M products, "smart linen" matches only
+                // names starting with "Smart", 80 % of the way along): a walk that goes far past what an even
+                // spread predicts, and past what sorting the matches would cost (a lookup and a sort step
+                // per match, about ten walking steps), gives up, and the matches are sorted instead.
+                let expectedSteps = Double(max(wanted, 1)) * Double(maximumSeq) / Double(max(matches.count, 1))
+                let budget = query.categoryId == nil
+                    ? max(2_000, Int(min(4 * expectedSteps, 1e9)), Self.walkStepsPerSortedMatch * matches.count) : nil
+                return try walkedOrSorted(db, expression: expression, matches: matches, budget: budget, knownTotal: knownTotal)
+            case .walkingAtMost(let steps):
+                let budget = query.categoryId == nil ? steps : nil
+                return try walkedOrSorted(db, expression: expression, matches: matches, budget: budget, knownTotal: knownTotal)
+            case .listing: break
+            case .walking: return try walked(db, keeping: matches, budget: nil)!
+            case .sortingMatches: return try listed(db, matching: expression, knownTotal: knownTotal, sortingMatches: true)
             }
-            if walks {
-                return try walked(db, keeping: matches)
-            }
-            return try listed(db, matching: expression, knownTotal: query.categoryId == nil ? matches.count : nil)
+            return try listed(db, matching: expression, knownTotal: knownTotal)
         }
     }
 
@@ -66,10 +83,26 @@ struct ProductPageReader {
         Double(matches) * Double(matches) > Double(max(wanted, 1)) * Double(products)
     }
 
+    /// Walking steps that cost about as much as sorting one match (looking it up by rowid and sorting it).
+    static let walkStepsPerSortedMatch = 10
+
     // MARK: Plans
 
-    /// The page by SQL alone: the matches (if any) listed by the index, filtered and sorted.
-    private func listed(_ db: Database, matching expression: String?, knownTotal: Int? = nil) throws -> ProductPage {
+    /// The walk within `budget` steps, else the matches sorted.
+    private func walkedOrSorted(
+        _ db: Database, expression: String, matches: SeqSet, budget: Int?, knownTotal: Int?
+    ) throws -> ProductPage {
+        if let page = try walked(db, keeping: matches, budget: budget) { return page }
+        return try listed(db, matching: expression, knownTotal: knownTotal, sortingMatches: true)
+    }
+
+    /// The page by SQL alone: the matches (if any) listed by the index, filtered and sorted. With
+    /// `sortingMatches`, the sort's index is kept out of the plan (a unary `+` on the first ORDER BY term),
+    /// so SQLite looks up each match by rowid and sorts them, instead of walking the index in page order
+    /// and testing each product: the better plan when the matches are few or bunched in page order.
+    private func listed(
+        _ db: Database, matching expression: String?, knownTotal: Int? = nil, sortingMatches: Bool = false
+    ) throws -> ProductPage {
         var conditions: [String] = []
         var arguments = StatementArguments()
         if let expression {
@@ -85,7 +118,7 @@ struct ProductPageReader {
             ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM product p \(whereClause)", arguments: arguments) ?? 0
         let products = try StoredRows.products(db, sql: """
             SELECT \(StoredRows.productColumns) FROM product p \(whereClause)
-            ORDER BY \(orderClause) LIMIT ? OFFSET ?
+            ORDER BY \(sortingMatches ? "+" : "")\(orderClause) LIMIT ? OFFSET ?
             """, arguments: arguments + [limit, offset])
         return ProductPage(products: products, totalCount: total)
     }
@@ -93,7 +126,9 @@ struct ProductPageReader {
     /// The page by walking products in page order and keeping those in `matches`. Without a category the
     /// walk stops when the page is full (the total is the number of matches); in a category it goes on
     /// to count the category's matches (a category is a fraction of the catalog).
-    private func walked(_ db: Database, keeping matches: SeqSet) throws -> ProductPage {
+    /// - Parameter budget: the most products to walk before giving up (nil: no limit); only without a
+    ///   category. Returns nil when it gave up.
+    private func walked(_ db: Database, keeping matches: SeqSet, budget: Int?) throws -> ProductPage? {
         var arguments = StatementArguments()
         var whereClause = ""
         if let categoryId = query.categoryId {
@@ -102,14 +137,22 @@ struct ProductPageReader {
         }
         var pageSeqs: [Int64] = []
         var seen = 0
+        var steps = 0
+        var gaveUp = false
         try Self.forEachInteger(
             db.cachedStatement(sql: "SELECT p.seq FROM product p \(whereClause) ORDER BY \(orderClause)"), arguments: arguments
         ) { seq in
+            steps += 1
+            if let budget, steps > budget {
+                gaveUp = true
+                return false
+            }
             guard matches.contains(seq) else { return true }
             if seen >= offset && pageSeqs.count < limit { pageSeqs.append(seq) }
             seen += 1
             return query.categoryId != nil || pageSeqs.count < limit
         }
+        guard !gaveUp else { return nil }
         let total = query.categoryId == nil ? matches.count : seen
         guard !pageSeqs.isEmpty else { return ProductPage(products: [], totalCount: total) }
         let placeholders = Array(repeating: "?", count: pageSeqs.count).joined(separator: ",")

@@ -33,7 +33,9 @@ enum StoredRows {
     /// compiling them each time was a tenth of the server's CPU time per `cart/add`.
     static func cart(_ db: Database, of shopper: Shopper) throws -> Cart {
         let owner = shopper.storageKey
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+        // A cursor's rows are read from the statement in place; fetchAll copied every value of every row
+        // first, 40 % of reading a 20-line cart (callgrind: 308k -> 183k instructions).
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM cart_line c
             JOIN product p ON p.id = c.productId
@@ -43,7 +45,7 @@ enum StoredRows {
             """), arguments: [owner])
         var lines: [CartLine] = []
         var taxed: [(amount: Money, taxRate: Int)] = []
-        for row in rows {
+        while let row = try rows.next() {
             let line = CartLine(
                 productId: row[0], name: row[1], categoryId: row[2], unitPrice: Money(minorUnits: row[3]),
                 quantity: row[4])

@@ -100,6 +100,23 @@ final class CartWriteFloor {
         return monotonicNanoseconds() - start
     }
 
+    /// The raw durable transaction the issue-16 goal is measured against: `BEGIN IMMEDIATE`, the line's
+    /// upsert, `COMMIT` (synced), with the server's pragmas and nothing else (no product check, no revision,
+    /// no read-back, no change log). Returns how long it took.
+    func rawUpsert(_ productId: String) throws -> UInt64 {
+        let start = monotonicNanoseconds()
+        try pool.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                try db.cachedStatement(sql: """
+                    INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
+                    ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
+                    """).execute(arguments: [productId, 1])
+                return .commit
+            }
+        }
+        return monotonicNanoseconds() - start
+    }
+
     /// Empties the cart (not measured), so that no line grows past what a product allows.
     func clear() throws {
         try pool.write { db in

@@ -57,6 +57,7 @@ extension StorefrontBench {
     func searching(_ path: String, catalog: String) throws -> [Measurement] {
         var samples: [Double] = []
         var worst: (milliseconds: Double, query: String) = (0, "")
+        var perQuery: [String: [Double]] = [:]
         var peak = 0
         for _ in 0..<domainRuns {
             let session = try domainSession(path, database: catalog)
@@ -67,6 +68,7 @@ extension StorefrontBench {
                 let reply = try session.call("catalog/search", ["viewModel": .string(handle), "query": .string(query)])
                 let after = Double(Int64(reply.nanoseconds) - Int64(Self.searchDebounceNanoseconds)) / 1e6
                 samples.append(after)
+                perQuery[query, default: []].append(after)
                 if after > worst.milliseconds { worst = (after, query) }
                 guard session.mirrors[handle]?["query"] == .string(query) else {
                     throw BenchError(description: "catalog/search \(query) answered before its state")
@@ -75,6 +77,10 @@ extension StorefrontBench {
             peak = max(peak, try session.child.finish())
         }
         samples.sort()
+        if verbose {
+            let medians = Self.searchQueries.map { "\($0): \((median(perQuery[$0] ?? [0]) * 100).rounded() / 100) ms" }
+            printToStandardError("search medians after the debounce: \(medians.joined(separator: ", "))\n")
+        }
         return [Measurement(
             name: "search", framing: .ndjson, runs: domainRuns, count: Self.searchQueries.count,
             figures: [
@@ -87,26 +93,46 @@ extension StorefrontBench {
     /// committed (SQLite WAL, `synchronous=FULL`: the commit is on disk): one at a time, then pipelined
     /// in bursts of 50. Each burst adds one unit of 50 different products, then the cart is cleared
     /// (not timed), so no line reaches its product's limit.
+    ///
+    /// The floor, in the same rotation: the raw durable transaction (``CartWriteFloor/rawUpsert(_:)``:
+    /// `BEGIN IMMEDIATE`, upsert, `COMMIT`, same pragmas) on a second copy of the catalog on the same disk,
+    /// one at a time, in blocks of 50 alternating with the server's, after 400 untimed writes to each file
+    /// (a growing write-ahead log syncs slower than one that is reused).
     func cartAdding(_ path: String, catalog: String) throws -> [Measurement] {
         var sequential: [Double] = []
         var pipelined: [Double] = []
+        var floors: [Double] = []
+        var checkouts: [Double] = []
         var peak = 0
         for _ in 0..<domainRuns {
             let copy = try TemporaryDatabase(copying: catalog)
             defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
+            let floorCopy = try TemporaryDatabase(copying: catalog)
             let session = try domainSession(path, database: copy.path)
             let products = try inStockProducts(session, count: 50)
             let (cart, _) = try session.open("cart")
             _ = try session.waitUntil(cart) { $0["phase"] == "loaded" }
+            let floor = try CartWriteFloor(path: floorCopy.path)
+            for round in 0..<8 {
+                for product in products {
+                    _ = try session.call("cart/add", addParams(cart, product))
+                    _ = try floor.rawUpsert(product)
+                }
+                _ = try session.call("cart/clear", ["viewModel": .string(cart)])
+                if round % 2 == 1 { try floor.clear() }
+            }
             let bursts = max(1, adds / products.count / 2)
             var sequentialNanoseconds: UInt64 = 0
             var pipelinedNanoseconds: UInt64 = 0
+            var floorNanoseconds: UInt64 = 0
             for burst in 0..<(2 * bursts) {
                 if burst % 2 == 0 {
                     for product in products {
                         let reply = try session.call("cart/add", addParams(cart, product))
                         sequentialNanoseconds += reply.nanoseconds
                     }
+                    for product in products { floorNanoseconds += try floor.rawUpsert(product) }
+                    try floor.clear()
                 } else {
                     pipelinedNanoseconds += try pipelinedAdds(session, cart: cart, products: products)
                 }
@@ -115,14 +141,34 @@ extension StorefrontBench {
             let perHalf = Double(bursts * products.count)
             sequential.append(perHalf / (Double(sequentialNanoseconds) / 1e9))
             pipelined.append(perHalf / (Double(pipelinedNanoseconds) / 1e9))
+            floors.append(perHalf / (Double(floorNanoseconds) / 1e9))
+            checkouts.append(try sequentialCheckouts(session, cart: cart, products: products))
             peak = max(peak, try session.child.finish())
+            withExtendedLifetime(floorCopy) {}
         }
         return [Measurement(
             name: "cart/add", framing: .ndjson, runs: domainRuns, count: max(1, adds / 100) * 50,
             figures: [
                 ("durableAddsPerSecond", median(sequential), "/s one at a time"),
+                ("rawFloorPerSecond", median(floors), "/s raw durable transaction"),
+                ("ratio", median(zip(sequential, floors).map { $0 / $1 }), "x"),
                 ("pipelinedAddsPerSecond", median(pipelined), "/s pipelined"),
+                ("checkoutsPerSecond", median(checkouts), "/s one at a time"),
             ], peakRSSKiB: peak)]
+    }
+
+    /// 50 checkouts of a one-line cart, each after an untimed `cart/add`, one at a time; checkouts per
+    /// second. (They cannot be pipelined on one server: its one cart is empty after each checkout, and a
+    /// checkout is refused at once while the cart it sees is empty.)
+    private func sequentialCheckouts(_ session: BenchSession, cart: String, products: [String]) throws -> Double {
+        var nanoseconds: UInt64 = 0
+        for product in products {
+            _ = try session.call("cart/add", addParams(cart, product))
+            let reply = try session.call("cart/checkout", ["viewModel": .string(cart)])
+            guard reply.result["orderId"]?.stringValue != nil else { throw BenchError(description: "a cart/checkout placed no order: \(reply.result)") }
+            nanoseconds += reply.nanoseconds
+        }
+        return Double(products.count) / (Double(nanoseconds) / 1e9)
     }
 
     /// A 100-line cart, then one line's quantity changed: the size of the patch that carries it.

@@ -23,13 +23,13 @@ struct StorefrontBench: ParsableCommand {
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, propagation, load
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
 
         /// Whether the measurement runs on the large catalog (`--products`).
-        var usesCatalog: Bool { !isProtocol && self != .propagation }
+        var usesCatalog: Bool { !isProtocol && self != .propagation && self != .cpu }
 
         /// What runs when no --mode is given: everything but the long reliability load.
         static let standard = allCases.filter { $0 != .load }
@@ -76,6 +76,9 @@ struct StorefrontBench: ParsableCommand {
 
     @Option(help: "Actions written at once (each round) in the load measurement.")
     var inFlight = 10_000
+
+    @Option(help: "Server CPU clock ticks spent on each half of a cpu measurement (cart changes, then pings).")
+    var cpuTicks = 100
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
@@ -128,6 +131,7 @@ struct StorefrontBench: ParsableCommand {
             case .cart: try cartAdding(path, catalog: catalogPath)
             case .patch: try patchSize(path, catalog: catalogPath)
             case .memory: try memory(path, catalog: catalogPath)
+            case .cpu: try actionCPU(path)
             case .propagation: try propagation(path)
             case .load: try load(path, database: database)
             }

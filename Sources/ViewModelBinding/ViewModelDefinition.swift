@@ -64,15 +64,38 @@ public struct ViewModelDefinition<Environment>: Sendable {
 @MainActor
 final class OpenScreen {
     let object: AnyObject
-    let readState: @MainActor () throws -> JSONValue
+    /// Reads the state snapshot and encodes it, unless it is equal to the one read last (when the state
+    /// type is `Equatable`): nil then. A change somewhere else in the shop marks every ViewModel that
+    /// read the changed property, though most of them show the same as before; comparing the snapshot
+    /// values is much cheaper than encoding one and diffing the result. A state that did change is encoded
+    /// reusing the encodings of the array elements (cart lines, listed products) that did not.
+    let readChangedState: @MainActor () throws -> JSONValue?
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
 
     init<Model: ScreenViewModel>(_ model: Model) {
         let encoder = JSONValueEncoder()
         object = model
-        readState = { try encoder.encode(model.state) }
+        let equal = Self.equality(of: Model.State.self)
+        var last: Model.State?
+        let memo = EncodingMemo()
+        readChangedState = {
+            let state = model.state
+            if let equal, let last, equal(last, state) { return nil }
+            let encoded = try encoder.encode(state, reusing: memo)
+            last = state
+            return encoded
+        }
         appear = { model.appear() }
         close = { model.close() }
+    }
+
+    /// `==` of `State` when it is `Equatable`.
+    private static func equality<State>(of type: State.Type) -> ((State, State) -> Bool)? {
+        guard let equatable = type as? any Equatable.Type else { return nil }
+        func equality<E: Equatable>(_: E.Type) -> (State, State) -> Bool {
+            { ($0 as! E) == ($1 as! E) }
+        }
+        return equality(equatable)
     }
 }

@@ -38,21 +38,25 @@ public final class ViewModelHost<Environment> {
     private var definitions: [String: ViewModelDefinition<Environment>] = [:]
     private var screens: [String: Entry] = [:]
     private var nextHandle = 1
+    /// The ViewModels whose state changed since their last notification, marked by the observation
+    /// callback on whatever thread makes the change, at once.
+    private nonisolated let dirty = DirtyList()
     private let admission = ActionAdmission()
 
     /// One open ViewModel.
     @MainActor
-    private final class Entry {
+    private final class Entry: DirtyEntry {
+        /// The number in the handle (`v7`: 7), which orders the notifications of one flush.
+        nonisolated let number: Int
         let handle: String
         let definition: ViewModelDefinition<Environment>
         let screen: OpenScreen
         var version = 1
         var state: JSONValue = .null
-        /// Set by the observation callback on whatever thread makes the change, at once.
-        nonisolated let changed = ChangeFlag()
 
-        init(handle: String, definition: ViewModelDefinition<Environment>, screen: OpenScreen) {
-            self.handle = handle
+        init(number: Int, definition: ViewModelDefinition<Environment>, screen: OpenScreen) {
+            self.number = number
+            self.handle = "v\(number)"
             self.definition = definition
             self.screen = screen
         }
@@ -212,10 +216,10 @@ public final class ViewModelHost<Environment> {
             }
             throw rpcError
         }
-        let entry = Entry(handle: "v\(nextHandle)", definition: definition, screen: screen)
+        let entry = Entry(number: nextHandle, definition: definition, screen: screen)
         nextHandle += 1
         screen.appear()
-        entry.state = try observeState(of: entry)
+        entry.state = try observeState(of: entry) ?? .null
         screens[entry.handle] = entry
         return snapshot(of: entry)
     }
@@ -238,18 +242,19 @@ public final class ViewModelHost<Environment> {
 
     // MARK: State stream
 
-    /// Reads the state and arranges to hear of its next change.
-    private func observeState(of entry: Entry) throws -> JSONValue {
-        var result: Result<JSONValue, any Error> = .success(.null)
+    /// Reads the state and arranges to hear of its next change; nil when the state is equal to the one
+    /// read last (then it is not encoded again).
+    private func observeState(of entry: Entry) throws -> JSONValue? {
+        var result: Result<JSONValue?, any Error> = .success(nil)
         withObservationTracking {
-            result = Result { try entry.screen.readState() }
-        } onChange: { [weak self, changed = entry.changed] in
+            result = Result { try entry.screen.readChangedState() }
+        } onChange: { [weak self, dirty, weak entry] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
             // once, so an action finishing in this same turn flushes it before answering. Otherwise the
             // flush runs as a job after the current one: later changes in this turn fire no callback
             // (the tracking is spent until the flush reads the state again), so one turn's changes
             // become one notification.
-            changed.set()
+            if let entry { dirty.mark(entry) }
             Task { @MainActor in self?.flushDirty() }
         }
         return try result.get()
@@ -265,17 +270,20 @@ public final class ViewModelHost<Environment> {
     /// - Parameter force: send even while the output is congested.
     public func flushDirty(force: Bool = false) {
         guard force || !connection.outbox.shouldHoldBack() else { return }
-        for handle in screens.keys.sorted(by: Self.handleOrder) {
-            guard let entry = screens[handle], entry.changed.take() else { continue }
-            let newState: JSONValue
+        for entry: Entry in dirty.take() {
+            // A ViewModel closed since its change is gone.
+            guard let open = screens[entry.handle], open === entry else { continue }
+            let handle = entry.handle
+            let read: JSONValue?
             do {
-                newState = try observeState(of: entry)
+                read = try observeState(of: entry)
             } catch {
                 logger.error("could not encode a ViewModel's state", metadata: ["viewModel": "\(handle)", "error": "\(error)"])
                 continue
             }
-            guard newState != entry.state else { continue }
+            guard let newState = read else { continue }
             let patch = JSONPatch.diff(from: entry.state, to: newState)
+            guard !patch.isEmpty else { continue }
             entry.state = newState
             entry.version += 1
             var params: [String: JSONValue] = ["viewModel": .string(handle), "version": .integer(Int64(entry.version))]
@@ -292,15 +300,30 @@ public final class ViewModelHost<Environment> {
     }
 }
 
-/// A flag set from any thread and taken on the main actor.
-final class ChangeFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+/// The open ViewModels marked as changed: marked from any thread, taken on the main actor. A flush looks
+/// at these only, not at every open ViewModel.
+final class DirtyList: Sendable {
+    private let marked = Mutex<[any DirtyEntry]>([])
 
-    /// Marks a change.
-    func set() { value.store(true, ordering: .releasing) }
+    /// Marks a ViewModel as changed.
+    func mark(_ entry: any DirtyEntry) { marked.withLock { $0.append(entry) } }
 
-    /// Whether a change was marked since the last call; clears the mark.
-    func take() -> Bool { value.exchange(false, ordering: .acquiringAndReleasing) }
+    /// The ViewModels marked since the last call, each once, in the order of their handles; clears the marks.
+    func take<Entry: DirtyEntry>() -> [Entry] {
+        let taken = marked.withLock { marked -> [any DirtyEntry] in
+            defer { marked.removeAll(keepingCapacity: true) }
+            return marked
+        }
+        guard taken.count > 1 else { return taken.map { $0 as! Entry } }
+        var seen = Set<Int>()
+        return taken.filter { seen.insert($0.number).inserted }.sorted { $0.number < $1.number }.map { $0 as! Entry }
+    }
+}
+
+/// What ``DirtyList`` knows of an open ViewModel.
+protocol DirtyEntry: AnyObject, Sendable {
+    /// Its handle's number, which orders the notifications of one flush.
+    var number: Int { get }
 }
 
 /// `viewModel/open` params.

@@ -16,6 +16,22 @@ import Testing
         }
     }
 
+    @Test func diffGivesTheReferenceDiffsOperationsForRandomDocuments() {
+        var generator = SeededRandom(seed: 16)
+        for round in 0..<5_000 {
+            let old = JSONValue.random(depth: 5, using: &generator)
+            // Mostly small edits (several in a row), as state changes are; sometimes unrelated documents.
+            var new = old
+            if round % 5 == 0 {
+                new = JSONValue.random(depth: 5, using: &generator)
+            } else {
+                for _ in 0..<Int.random(in: 0...3, using: &generator) { new = mutate(new, &generator) }
+            }
+            let patch = JSONPatch.diff(from: old, to: new)
+            #expect(patch == ReferenceDiff.diff(from: old, to: new), "old \(old) new \(new)")
+        }
+    }
+
     @Test func equalDocumentsGiveAnEmptyPatch() {
         let document: JSONValue = ["a": [1, 2, ["b": nil]]]
         #expect(JSONPatch.diff(from: document, to: document).isEmpty)

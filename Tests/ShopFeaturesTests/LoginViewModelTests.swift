@@ -89,6 +89,7 @@ import Testing
             phase: .loggedOut, user: nil, message: "You were signed out in another window.", lockedUntil: nil, cappedLines: []))
 
         try await signIn()
+        await settleUntilSleeping(clock)  // the expiry timer is set
         await clock.advance(by: .seconds(86_399))
         #expect(session.isSignedIn)
         await clock.advance(by: .seconds(1))

@@ -25,40 +25,46 @@ import Testing
             submitPhase: submitPhase, error: error, signedIn: signedIn)
     }
 
+    /// Moves the clock once the pending checks sleep on it (a check's task may not have started yet).
+    func advance(_ milliseconds: Int) async {
+        await settleUntilSleeping(clock)
+        await clock.advance(by: .milliseconds(milliseconds))
+    }
+
     func fillValid() async throws {
         try viewModel.setField(.email, "ann@example.com")
         try viewModel.setField(.password, "secret123")
         try viewModel.setField(.confirmPassword, "secret123")
         try viewModel.setAcceptedTerms(true)
-        await clock.advance(by: .milliseconds(300))
+        await advance(300)
     }
 
     @Test func aFieldIsCheckedThreeHundredMillisecondsAfterItsLastChange() async throws {
         try viewModel.setField(.email, "ann@")
         #expect(viewModel.state == state(email: "ann@", checking: ["email"]))
-        await clock.advance(by: .milliseconds(200))
+        await advance(200)
         try viewModel.setField(.email, "ann@exa")  // a newer change cancels the pending check
-        await clock.advance(by: .milliseconds(200))
+        await advance(200)
         #expect(viewModel.state == state(email: "ann@exa", checking: ["email"]))
-        await clock.advance(by: .milliseconds(100))
+        await advance(100)
         #expect(viewModel.state == state(email: "ann@exa", errors: ["email": "Enter an email address such as name@example.com."]))
         // Fixed: the error goes at the next check, not before.
         try viewModel.setField(.email, "ann@example.com")
         #expect(viewModel.state.errors == ["email": "Enter an email address such as name@example.com."])
-        await clock.advance(by: .milliseconds(300))
+        await advance(300)
         #expect(viewModel.state == state(email: "ann@example.com"))
     }
 
     @Test func onlyTouchedFieldsShowErrorsAndANewPasswordRechecksTheConfirmation() async throws {
         try viewModel.setField(.password, "short")
-        await clock.advance(by: .milliseconds(300))
+        await advance(300)
         #expect(viewModel.state.errors == ["password": "Password must have at least 8 characters."])
         try viewModel.setField(.password, "longenough")
-        await clock.advance(by: .milliseconds(300))
+        await advance(300)
         #expect(viewModel.state.errors == ["password": "Password must contain a digit."])
         try viewModel.setField(.confirmPassword, "longenough")
         try viewModel.setField(.password, "longenough1")
-        await clock.advance(by: .milliseconds(300))
+        await advance(300)
         #expect(viewModel.state.errors == ["confirmPassword": "Passwords do not match."])
         #expect(viewModel.state.isFormValid == false)
     }

@@ -95,6 +95,16 @@ import Testing
         #expect(try await writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } == 0)
     }
 
+    @Test func aLoneWriteThatFailsLeavesNoTransactionOpenForTheNext() async throws {
+        await #expect(throws: DatabaseError.self) {
+            _ = try await insert("a")
+            _ = try await insert("a")  // UNIQUE constraint: a lone write, rolled back without a savepoint.
+        }
+        #expect(try await insert("b") == 2)
+        #expect(commits.commits == 2)
+        #expect(try await writer.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY name") } == ["a", "b"])
+    }
+
     /// Waits (without sleeping: by yielding) until `count` writes are queued behind the occupied writer.
     func waitUntilQueued(_ count: Int) async throws {
         while group.waitingCount < count { await Task.yield() }

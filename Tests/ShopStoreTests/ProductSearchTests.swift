@@ -73,7 +73,7 @@ import Testing
     }
 }
 
-/// Both plans of ``ProductPageReader`` give the same pages and totals.
+/// Every plan of ``ProductPageReader`` gives the same pages and totals.
 @Suite struct ProductPageReaderTests {
     @Test func walkingAndListingAgreeOnEveryPage() async throws {
         let database = try ShopDatabase(path: ":memory:")
@@ -85,13 +85,14 @@ import Testing
                     for offset in [0, 7, 20] {
                         let query = ProductQuery(searchText: text, categoryId: categoryId, sort: sort, offset: offset, limit: 20)
                         let pages = try await database.writer.read { db in
-                            try [ProductPageReader.Plan.listing, .walking, .cheapest].map { plan in
+                            try [ProductPageReader.Plan.listing, .walking, .cheapest, .sortingMatches, .walkingAtMost(0), .walkingAtMost(30)].map { plan in
                                 try ProductPageReader(query: query, limit: 20, offset: offset, plan: plan).read(db)
                             }
                         }
                         #expect(pages[0].products.map(\.id) == pages[1].products.map(\.id), "\(query)")
                         #expect(pages[0].totalCount == pages[1].totalCount, "\(query)")
                         #expect(pages[0] == pages[2], "\(query)")
+                        for other in pages[3...] { #expect(pages[0] == other, "\(query)") }
                         compared += 1
                     }
                 }

@@ -19,9 +19,20 @@ final class CounterViewModel: ScreenViewModel {
     private(set) var phase = "idle"
     private(set) var count = 0
     private(set) var log: [String] = []
+    /// Read by `state` but not part of it: changing it marks the ViewModel changed with an equal state.
+    private(set) var revision = 0
     @ObservationIgnored private(set) var closed = false
+    /// How many times `state` was read.
+    @ObservationIgnored private(set) var stateReads = 0
 
-    var state: State { State(phase: phase, count: count, log: log) }
+    var state: State {
+        stateReads += 1
+        _ = revision
+        return State(phase: phase, count: count, log: log)
+    }
+
+    /// A change of something the state reads that leaves the state as it was.
+    func touch() { revision += 1 }
 
     func appear() { phase = "loading" }
     func close() { closed = true }
@@ -65,6 +76,10 @@ struct Harness {
         actions: [
             .action("incrementTwice", summary: "", on: CounterViewModel.self) { model in
                 model.incrementTwice()
+                return [:]
+            },
+            .action("touch", summary: "", on: CounterViewModel.self) { model in
+                model.touch()
                 return [:]
             },
             .action("finishLoading", summary: "", on: CounterViewModel.self) { model in
@@ -131,6 +146,36 @@ struct Harness {
         let patch = try JSONPatch(json: try #require(messages[0]["params"]?["patch"]))
         #expect(try patch.apply(to: ["phase": "loading", "count": 0, "log": []]) == ["phase": "loading", "count": 2, "log": ["+2"]])
         #expect(messages[1] == ["jsonrpc": "2.0", "id": 2, "result": ["version": 2]])
+    }
+
+    @Test func aChangeThatLeavesTheStateEqualSendsNothingAndKeepsTheVersion() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        _ = harness.takeMessages()
+        let model = try #require(harness.host.openModel("v1") as? CounterViewModel)
+        let reads = model.stateReads
+        harness.send(2, "counter/touch", ["viewModel": "v1"])
+        await harness.settle()
+        #expect(harness.takeMessages() == [["jsonrpc": "2.0", "id": 2, "result": ["version": 1]]])
+        #expect(model.stateReads == reads + 1, "the state is read again (to observe it), once")
+        // A real change after it is diffed against the state last sent.
+        harness.send(3, "counter/incrementTwice", ["viewModel": "v1"])
+        await harness.settle()
+        let messages = harness.takeMessages()
+        #expect(messages.first?["params"]?["version"] == 2)
+        let patch = try JSONPatch(json: try #require(messages.first?["params"]?["patch"]))
+        #expect(try patch.apply(to: ["phase": "loading", "count": 0, "log": []]) == ["phase": "loading", "count": 2, "log": ["+2"]])
+    }
+
+    @Test func changesOfSeveralViewModelsInOneTurnAreSentInHandleOrder() async throws {
+        let harness = Harness()
+        for id in 1...11 { harness.send(Int64(id), "viewModel/open", ["type": "counter"]) }
+        _ = harness.takeMessages()
+        // v11 changes before v2 in the same turn; the flush sends v2 first (v10 < v11 as numbers, not text).
+        for handle in ["v11", "v2", "v10"] { (harness.host.openModel(handle) as! CounterViewModel).incrementTwice() }
+        harness.host.flushDirty(force: true)
+        let handles = harness.takeMessages().compactMap { $0["params"]?["viewModel"]?.stringValue }
+        #expect(handles == ["v2", "v10", "v11"])
     }
 
     @Test func versionsRiseByOnePerNotificationAndGetMatchesTheMirror() async throws {
