@@ -25,6 +25,10 @@ final class CartWriteFloor {
         case withLogAndReadBack
     }
 
+    /// Whose cart the floor writes (a guest of its own, as a server's session starts): every statement
+    /// names it, as the server's do since carts are per shopper.
+    static let owner = "g:bench-floor"
+
     private let pool: DatabasePool
     private var lastSeq: Int64 = 0
 
@@ -56,23 +60,27 @@ final class CartWriteFloor {
                         arguments: [productId]) != nil
                     else { throw BenchError(description: "no product \(productId)") }
                     _ = try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE productId = ?"), arguments: [productId])
+                        db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?"), arguments: [Self.owner, productId])
                     try db.cachedStatement(sql: """
-                        INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
-                        ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                        """).execute(arguments: [productId, 1])
-                    try db.cachedStatement(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE id = 1").execute()
+                        INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
+                        ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
+                        """).execute(arguments: [Self.owner, productId, 1])
+                    try db.cachedStatement(sql: """
+                        INSERT INTO cart_revision (owner, revision) VALUES (?, 1)
+                        ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
+                        """).execute(arguments: [Self.owner])
                     _ = try Row.fetchAll(db.cachedStatement(sql: """
                         SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
                         FROM cart_line c
                         JOIN product p ON p.id = c.productId
                         JOIN category k ON k.id = p.categoryId
+                        WHERE c.owner = ?
                         ORDER BY c.seq
-                        """))
-                    _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM cart_revision WHERE id = 1"))
+                        """), arguments: [Self.owner])
+                    _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM cart_revision WHERE owner = ?"), arguments: [Self.owner])
                     if variant != .withoutLog {
                         try db.cachedStatement(sql: "INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
-                            .execute(arguments: [now, "cart", ""])
+                            .execute(arguments: [now, "cart", Self.owner])
                         seq = db.lastInsertedRowID
                         if seq % 500 == 0 {
                             let cutoff = now - 24 * 60 * 60 * 1000
@@ -120,8 +128,8 @@ final class CartWriteFloor {
     /// Empties the cart (not measured), so that no line grows past what a product allows.
     func clear() throws {
         try pool.write { db in
-            try db.execute(sql: "DELETE FROM cart_line")
-            try db.execute(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE id = 1")
+            try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [Self.owner])
+            try db.execute(sql: "UPDATE cart_revision SET revision = revision + 1 WHERE owner = ?", arguments: [Self.owner])
         }
     }
 }

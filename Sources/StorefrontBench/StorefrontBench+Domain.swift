@@ -210,6 +210,8 @@ extension StorefrontBench {
         let copy = try TemporaryDatabase(copying: catalog)
         defer { withExtendedLifetime(copy) {} }  // Removed only after the server is done with it.
         let session = try domainSession(path, database: copy.path)
+        // Signed in, so that the checkout is placed (a guest's is refused) and the dashboard has recent orders.
+        _ = try session.signUp(email: "memory@example.com")
         let product = try inStockProducts(session, count: 1)[0]
         let (catalogHandle, _) = try session.open("catalog")
         _ = try session.waitUntil(catalogHandle) { $0["phase"] == "loaded" }

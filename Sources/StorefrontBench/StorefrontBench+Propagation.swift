@@ -22,7 +22,7 @@ extension StorefrontBench {
             ]
     }
 
-    /// Two servers on one new file, a cart open in each: `cart/add` sent to A, timed until B's
+    /// Two servers on one new file, signed in to one account, a cart open in each: `cart/add` sent to A, timed until B's
     /// `viewModel/changed` shows it in B's cart (B's mirror, patch applied, has the new item count). One
     /// at a time; before each send a random pause of 0 to 20 ms, so that sends fall at every phase of B's
     /// 20 ms poll (sent right after the previous change arrived, each would wait almost a whole interval).
@@ -30,6 +30,8 @@ extension StorefrontBench {
         // A creates and seeds the file; B opens it once A has answered `initialize` (migrations done).
         let a = try domainSession(path, database: database)
         let b = try domainSession(path, database: database)
+        // Each server is a session of its own: both sign in to one account, so that they show one cart.
+        try b.resume(try a.signUp(email: "propagation@example.com"))
         let products = try inStockProducts(a, count: Self.propagationProducts)
         let (cartA, _) = try a.open("cart")
         let (cartB, _) = try b.open("cart")
@@ -165,10 +167,12 @@ extension StorefrontBench {
 
     /// Pipelined `cart/add` in rounds of 50 (one unit of 50 products, then an untimed clear): all from one
     /// client to one server, against 25 + 25 written at the same moment by two clients to two servers on
-    /// the same file (each server also following the other's changes). Alternated `domainRuns` times;
+    /// the same file, signed in to one account (each server also following the other's changes). Alternated `domainRuns` times;
     /// medians.
     func twoServerThroughput(_ path: String, database: String) throws -> Measurement {
         let a = try domainSession(path, database: database)
+        // Every B signs in to A's account, so that both write one cart (A's clear empties it for both).
+        let account = try a.signUp(email: "two-servers@example.com")
         let products = try inStockProducts(a, count: Self.propagationProducts)
         let (cartA, _) = try a.open("cart")
         _ = try a.waitUntil(cartA) { $0["phase"] == "loaded" }
@@ -180,6 +184,7 @@ extension StorefrontBench {
             one.append(try pipelinedRounds(rounds, [(a, cartA, products)]))
 
             let b = try domainSession(path, database: database)
+            try b.resume(account)
             let (cartB, _) = try b.open("cart")
             _ = try b.waitUntil(cartB) { $0["phase"] == "loaded" }
             let half = products.count / 2

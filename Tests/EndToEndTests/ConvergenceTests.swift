@@ -2,7 +2,7 @@ import Randomness
 import JSON
 import Testing
 
-/// Several servers on one new database file, each showing the cart (the first also a product page), each
+/// Several servers on one new database file, signed in to one account, each showing the cart (the first also a product page), each
 /// sent a seeded-random share of cart changes and checkouts: whenever nothing is in flight (every tenth
 /// step), every open cart in every server comes to show the cart stored in the file, and `viewModel/get`
 /// says the same.
@@ -48,12 +48,16 @@ struct ConvergenceTests {
             let server = try ServerProcess(["--database", path, "--framing", "ndjson"], timeoutSeconds: 60)
             return Side(name: "server \(index + 1)", server: server, client: MirroringClient(server))
         }
+        // Every server is a session of one account (registered in the first, resumed in the others): one cart.
+        var account: SignedInAccount?
         for index in sides.indices {
             try sides[index].client.initialize()
+            if let account { try sides[index].client.resume(account) } else { account = try sides[index].client.signUp(email: "convergence@example.com") }
             sides[index].cart = try sides[index].client.open("cart")
             try sides[index].client.waitUntil(sides[index].cart) { $0["phase"] == "loaded" }
         }
-        let start = try StoredShop.read(path: path)
+        let owner = try #require(account).owner
+        let start = try StoredShop.read(path: path, owner: owner)
         var pool = Self.pool(start)
         try #require(pool.count == 6, "the demo catalog has products with stock")
         let watched = pool[0]
@@ -99,7 +103,7 @@ struct ConvergenceTests {
                 }
             }
             if step % 10 == 0 || step == steps {
-                stored = try Self.expectConverged(sides, path: path, initialStock: start.stock, context: "step \(step) (seed \(seed))")
+                stored = try Self.expectConverged(sides, path: path, owner: owner, initialStock: start.stock, context: "step \(step) (seed \(seed))")
                 tally.checkpoints += 1
                 // Orders use the stock up: long runs move on to products that still have some.
                 if Self.pool(stored).count == 6 { pool = Self.pool(stored) }
@@ -109,7 +113,7 @@ struct ConvergenceTests {
             side.server.closeInput()
             #expect(try side.server.waitForExit() == 0)
         }
-        #expect(try StoredShop.read(path: path).integrity == "ok")
+        #expect(try StoredShop.read(path: path, owner: owner).integrity == "ok")
         let refused = tally.refused.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         print("""
             convergence (\(count) servers, seed \(seed)): \(steps) steps, \(tally.sent) actions (\(tally.checkouts) checkouts), \
@@ -122,8 +126,8 @@ struct ConvergenceTests {
     /// With nothing in flight, waits until every open cart (and the product page) shows what the file
     /// holds, then checks that each mirror is what `viewModel/get` returns and that every server shows the
     /// same lines and totals. Returns the file's contents.
-    static func expectConverged(_ sides: [Side], path: String, initialStock: [String: Int], context: String) throws -> StoredShop {
-        let stored = try StoredShop.read(path: path)
+    static func expectConverged(_ sides: [Side], path: String, owner: String, initialStock: [String: Int], context: String) throws -> StoredShop {
+        let stored = try StoredShop.read(path: path, owner: owner)
         let problems = stored.inconsistencies(initialStock: initialStock)
         try #require(problems.isEmpty, "\(context): \(problems)")
         for side in sides {

@@ -89,16 +89,20 @@ struct DurabilityTests {
         var model = Model()
         var tally = Tally()
         var initialStock: [String: Int] = [:]
+        // The account whose cart every life changes: signed up in the first, its token resumed in each restart.
+        var account: SignedInAccount?
 
         for life in 0...kills {
             let server = try ServerProcess(["--database", path, "--framing", "ndjson"], timeoutSeconds: 60)
             let client = MirroringClient(server)
             try client.initialize()
+            if let account { try client.resume(account) } else { account = try client.signUp(email: "durability@example.com") }
+            let owner = try #require(account).owner
             let cart = try client.open("cart")
             try client.waitUntil(cart) { $0["phase"] == "loaded" }
             try #require(Self.lines(of: client.mirrors[cart]!.state) == model.cart,
                          "life \(life): the restarted server shows the cart the database holds (seed \(seed))")
-            let stored = try StoredShop.read(path: path)
+            let stored = try StoredShop.read(path: path, owner: owner)
             if life == 0 { initialStock = stored.stock }
             // Products that can take a few more units; refusals (stock, maximum) still happen and are checked.
             let pool = stored.stock.keys.sorted().filter { stored.stock[$0]! >= 30 && stored.maxPerOrder[$0]! >= 5 }.prefix(12)
@@ -113,7 +117,7 @@ struct DurabilityTests {
             if life == kills {
                 server.closeInput()
                 #expect(try server.waitForExit() == 0)
-                let problems = Self.check(try StoredShop.read(path: path), model: &model, pending: nil, initialStock: initialStock)
+                let problems = Self.check(try StoredShop.read(path: path, owner: owner), model: &model, pending: nil, initialStock: initialStock)
                 #expect(problems.isEmpty, "after the last server exited (seed \(seed)):\n\(problems.joined(separator: "\n"))")
                 break
             }
@@ -147,7 +151,7 @@ struct DurabilityTests {
                 let unacknowledged = zip(changes, answered).filter { $0.1 == nil }.map(\.0)
                 if !unacknowledged.isEmpty { pending = .changes(unacknowledged) }
             }
-            let afterKill = try StoredShop.read(path: path)
+            let afterKill = try StoredShop.read(path: path, owner: owner)
             let before = model
             let problems = Self.check(afterKill, model: &model, pending: pending, initialStock: initialStock)
             try #require(problems.isEmpty, "after kill \(tally.kills) (seed \(seed)), pending \(String(describing: pending)):\n\(problems.joined(separator: "\n"))")

@@ -44,6 +44,8 @@ struct FrontEndEdgeTests {
 
     @Test func anOrdersOutageFailsTheCheckoutAndPlacesNoOrder() throws {
         let (_, client) = try started(["--faults", "orders:failure-rate=1"])
+        // Signed in, so that the checkout reaches the orders service (a guest's is refused before it).
+        _ = try client.signUp(email: "outage@example.com")
         let cart = try client.open("cart")
         try client.waitUntil(cart) { $0["phase"] == "loaded" }
         _ = try client.result("cart/add", ["viewModel": .string(cart), "productId": "p-0001", "quantity": 1])
@@ -103,6 +105,8 @@ struct FrontEndEdgeTests {
 
     @Test func canAddToCartCountsWhatTheCartHoldsAndACheckoutStoryEndsWithTheNextChange() throws {
         let (_, client) = try started()
+        // Signed in: a guest cannot check out.
+        _ = try client.signUp(email: "story@example.com")
         let detail = try client.open("productDetail", args: ["productId": "p-0001"])
         let cart = try client.open("cart")
         try client.waitUntil(detail) { $0["phase"] == "loaded" }

@@ -75,14 +75,19 @@ struct KeyedRetryAfterKillTests {
         var tally = Tally()
         var initialStock: [String: Int] = [:]
         var pool: [String] = []
+        // The account whose cart every life changes: signed up in the first, its token resumed in each restart
+        // (a key is scoped to its shopper, so the resends come from the same account).
+        var account: SignedInAccount?
 
         for life in 0...kills {
             let server = try ServerProcess(["--database", path, "--framing", "ndjson"], timeoutSeconds: 60)
             let client = MirroringClient(server)
             try client.initialize()
+            if let account { try client.resume(account) } else { account = try client.signUp(email: "retries@example.com") }
+            let owner = try #require(account).owner
             let cart = try client.open("cart")
             try client.waitUntil(cart) { $0["phase"] == "loaded" }
-            let stored = try StoredShop.read(path: path)
+            let stored = try StoredShop.read(path: path, owner: owner)
             try #require(StoredShop.cartLines(of: client.mirrors[cart]!.state) == stored.cartLines,
                          "life \(life): the server shows the cart the file holds (seed \(seed))")
             if life == 0 {
@@ -136,7 +141,7 @@ struct KeyedRetryAfterKillTests {
             }
             #expect(try server.killAndWait() == 128 + SIGKILL)
             tally.kills += 1
-            let afterKill = try StoredShop.read(path: path)
+            let afterKill = try StoredShop.read(path: path, owner: owner)
             let problems = afterKill.inconsistencies(initialStock: initialStock)
             try #require(problems.isEmpty, "after kill \(tally.kills) (seed \(seed)): \(problems)")
         }
@@ -144,7 +149,7 @@ struct KeyedRetryAfterKillTests {
         // Exactly once: the file records a key for each request answered with success and for no other,
         // holds an order for each checkout answered with one and no other, and every unit added is in an
         // order or the cart, once.
-        let stored = try StoredShop.read(path: path)
+        let stored = try StoredShop.read(path: path, owner: try #require(account).owner)
         #expect(stored.inconsistencies(initialStock: initialStock).isEmpty, "\(stored.inconsistencies(initialStock: initialStock))")
         let applied = requests.filter { if case .applied = $0.outcome { true } else { false } }
         #expect(requests.allSatisfy { $0.outcome != nil })

@@ -27,6 +27,9 @@ final class MirroringClient {
     /// Notifications applied so far.
     private(set) var notificationCount = 0
     private var nextID: Int64 = 1
+    /// Every message read, in order, once a test sets it (to `[]`): for checks over everything the server
+    /// said (that no secret ever appears, say). Nil: nothing is kept.
+    var transcript: [JSONValue]?
 
     init(_ server: ServerProcess, framing: WireFraming = .ndjson) {
         self.server = server
@@ -139,6 +142,7 @@ final class MirroringClient {
 
     /// Applies a notification to its mirror, or keeps a response (an open's result starts a mirror).
     func handle(_ message: JSONValue) throws {
+        transcript?.append(message)
         if let id = message["id"]?.integerValue {
             if let result = message["result"], let handle = result["viewModel"]?.stringValue, mirrors[handle] == nil,
                let version = result["version"]?.integerValue, let state = result["state"] {

@@ -25,6 +25,8 @@ struct OneTruthTests {
 
     @Test func everyNotificationAStoredChangeCausesComesBeforeItsAnswer() throws {
         let (_, client) = try started([])
+        // Signed in: a guest cannot check out, and a guest's dashboard has no recent orders to show.
+        _ = try client.signUp(email: "notifications@example.com")
         let catalog = try loaded(client, "catalog")
         let dashboard = try loaded(client, "dashboard")
         let form = try loaded(client, "productForm")
@@ -83,6 +85,8 @@ struct OneTruthTests {
         let folder = try TemporaryDirectory()
         let path = folder.path + "/shop.sqlite"
         let (first, a) = try started(["--database", path])
+        // One account in every server (each server is a session of its own, and a guest cannot check out).
+        let account = try a.signUp(email: "retries@example.com")
         let cartA = try loaded(a, "cart")
         let add: JSONValue = ["viewModel": .string(cartA), "productId": "p-0003", "quantity": 2, "idempotencyKey": "add-1"]
         #expect(try a.result("cart/add", add)["replayed"] == nil)
@@ -101,6 +105,7 @@ struct OneTruthTests {
 
         // Another server on the file, then the same one restarted: the keys are in the store.
         let (_, b) = try started(["--database", path])
+        try b.resume(account)
         let cartB = try loaded(b, "cart")
         let again = try b.result("cart/checkout", ["viewModel": .string(cartB), "idempotencyKey": "pay-1"])
         #expect(again["replayed"] == true)
@@ -108,6 +113,7 @@ struct OneTruthTests {
         first.closeInput()
         #expect(try first.waitForExit() == 0)
         let (_, restarted) = try started(["--database", path])
+        try restarted.resume(account)
         let cart = try loaded(restarted, "cart")
         #expect(try restarted.result("cart/add", ["viewModel": .string(cart), "productId": "p-0003", "quantity": 2, "idempotencyKey": "add-1"])["replayed"] == true)
         let dashboard = try loaded(restarted, "dashboard")
@@ -120,6 +126,8 @@ struct OneTruthTests {
         let path = folder.path + "/shop.sqlite"
         let (_, a) = try started(["--database", path])
         let (_, b) = try started(["--database", path])
+        // Both servers are sessions of one account: one cart.
+        try b.resume(try a.signUp(email: "two-servers@example.com"))
         let cartA = try loaded(a, "cart")
         let cartB = try loaded(b, "cart")
         let detailB = try loaded(b, "productDetail", args: ["productId": "p-0004"])

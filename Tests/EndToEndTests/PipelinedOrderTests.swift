@@ -65,9 +65,11 @@ struct PipelinedOrderTests {
         let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
         let client = MirroringClient(server)
         try client.initialize()
+        // Signed in: a guest cannot check out.
+        let account = try client.signUp(email: "pipelined@example.com")
         let cart = try client.open("cart")
         try client.waitUntil(cart) { $0["phase"] == "loaded" }
-        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite").stock
+        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
         let products = stock.sorted { $0.value > $1.value }.prefix(4).map { JSONValue.string($0.key) }
         var withoutOrder: [JSONValue] = []
         var key = 0

@@ -18,11 +18,13 @@ struct StoredShop {
         var isConsistent: Bool { !lines.isEmpty && subtotal == lineTotal && total == subtotal + tax }
     }
 
-    /// Quantity by product id.
+    /// Whose cart ``cart`` is: the owner key it was read for (`a:<accountId>`, `g:<guestId>`).
+    var owner: String
+    /// Quantity by product id, in the cart of ``owner``.
     var cart: [String: Int]
     /// The cart's product ids in the order of their lines (the order the cart shows).
     var cartOrder: [String]
-    /// By order id.
+    /// Every order in the file, whoever placed it, by order id (stock is checked against all of them).
     var orders: [String: StoredOrder]
     /// Stock by product id.
     var stock: [String: Int]
@@ -33,8 +35,11 @@ struct StoredShop {
     /// The idempotency keys recorded with stored changes, with their outcomes as stored (`orderId=o-000012`).
     var idempotencyKeys: [String: String]
 
-    /// Reads the database at `path`.
-    static func read(path: String) throws -> StoredShop {
+    /// The owner key of each order, by order id.
+    var orderOwners: [String: String]
+
+    /// Reads the database at `path`, with the cart of `owner` (each session has a cart of its own).
+    static func read(path: String, owner: String) throws -> StoredShop {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(30)
@@ -43,13 +48,15 @@ struct StoredShop {
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
             var cart: [String: Int] = [:]
             var cartOrder: [String] = []
-            for row in try Row.fetchAll(db, sql: "SELECT productId, quantity FROM cart_line ORDER BY seq") {
+            for row in try Row.fetchAll(db, sql: "SELECT productId, quantity FROM cart_line WHERE owner = ? ORDER BY seq", arguments: [owner]) {
                 cart[row[0]] = row[1]
                 cartOrder.append(row[0])
             }
             var orders: [String: StoredOrder] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, subtotal, tax, total FROM customer_order") {
+            var orderOwners: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, subtotal, tax, total, owner FROM customer_order") {
                 orders[row[0]] = StoredOrder(lines: [:], subtotal: row[1], tax: row[2], total: row[3], lineTotal: 0)
+                orderOwners[row[0]] = row[4]
             }
             for row in try Row.fetchAll(db, sql: "SELECT orderId, productId, unitPrice, quantity FROM order_line") {
                 let orderId: String = row[0]
@@ -73,8 +80,8 @@ struct StoredShop {
                 keys[row[0]] = row[1]
             }
             return StoredShop(
-                cart: cart, cartOrder: cartOrder, orders: orders, stock: stock, maxPerOrder: maxPerOrder, integrity: integrity,
-                idempotencyKeys: keys)
+                owner: owner, cart: cart, cartOrder: cartOrder, orders: orders, stock: stock, maxPerOrder: maxPerOrder,
+                integrity: integrity, idempotencyKeys: keys, orderOwners: orderOwners)
         }
     }
 
@@ -105,13 +112,17 @@ struct StoredShop {
         return units
     }
 
-    /// What does not add up within the file: integrity, orders without lines or with wrong amounts,
+    /// What does not add up within the file: integrity, orders without lines or with wrong amounts, orders
+    /// someone other than ``owner`` placed (every test that checks out does so as that one account),
     /// stock that does not equal `initialStock` less the ordered units.
     func inconsistencies(initialStock: [String: Int]) -> [String] {
         var problems: [String] = []
         if integrity != "ok" { problems.append("integrity_check: \(integrity)") }
         for (id, order) in orders.sorted(by: { $0.key < $1.key }) where !order.isConsistent {
             problems.append("order \(id) is inconsistent: \(order)")
+        }
+        for (id, placedBy) in orderOwners.sorted(by: { $0.key < $1.key }) where placedBy != owner {
+            problems.append("order \(id) was placed by \(placedBy), not \(owner)")
         }
         let units = orderedUnits
         for (productId, initial) in initialStock.sorted(by: { $0.key < $1.key }) {
