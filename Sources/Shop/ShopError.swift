@@ -233,7 +233,7 @@ extension ShopError {
     ///   - lockedUntil: when, as ISO 8601.
     public static func signInLocked(retryAfter: Int, lockedUntil: String) -> ShopError {
         ShopError(reason: Reason.signInLocked,
-                  message: "Too many failed sign-ins for this email. Try again in \(retryAfter) seconds.",
+                  message: "Too many failed sign-ins for this email. Try again in \(retryAfter == 1 ? "1 second" : "\(retryAfter) seconds").",
                   details: ["retryAfter": String(retryAfter), "lockedUntil": lockedUntil], isRetryable: true)
     }
 

@@ -251,7 +251,10 @@ struct LiveAccountService: AccountService {
         let failures = try Int64.fetchAll(db, sql: "SELECT at FROM sign_in_failure WHERE email = ? AND at > ? ORDER BY at",
                                           arguments: [email, since])
         guard failures.count >= AccountRules.failuresBeforeLock, let last = failures.last else { return nil }
-        let until = StoredDate.date(last).addingTimeInterval(AccountRules.lockDuration(afterFailures: failures.count))
+        // Rounded up to a whole second: the time is sent without fractions, and a client that retries at
+        // the time it was given must not be refused again.
+        let exact = StoredDate.date(last).addingTimeInterval(AccountRules.lockDuration(afterFailures: failures.count))
+        let until = Date(timeIntervalSince1970: exact.timeIntervalSince1970.rounded(.up))
         return until > now ? until : nil
     }
 

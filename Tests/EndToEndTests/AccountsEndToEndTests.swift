@@ -296,10 +296,9 @@ struct AccountsEndToEndTests {
         let reasons = answers.map { reason(of: $0) ?? "signed in" }
         #expect(reasons.filter { $0 == "invalidCredentials" }.count <= 5, "\(reasons)")
         let failures = try Self.count(path, "SELECT COUNT(*) FROM sign_in_failure")
-        withKnownIssue("the lock is checked before the hash and failures recorded after it: attempts in flight together all pass it", isIntermittent: true) {
-            #expect(reason(of: answers.last!) == "signInLocked", "the right password after 59 wrong ones: \(answers.last!)")
-            #expect(failures >= 5, "the failures stored once every attempt was answered")
-        }
+        // Each attempt is counted before its password is checked, in the transaction that checks the lock.
+        #expect(reason(of: answers.last!) == "signInLocked", "the right password after 59 wrong ones: \(answers.last!)")
+        #expect(failures == 5, "the failures stored once every attempt was answered")
     }
 
     /// One integer a query of the database file answers (read-only).
