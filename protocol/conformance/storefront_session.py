@@ -81,6 +81,8 @@ class Session:
         self._ids = itertools.count(1)
         self._stashed: dict[Any, dict] = {}
         self.stderr_lines: list[bytes] = []
+        #: Every message body read from stdout, exactly as written (for scans of everything the server wrote).
+        self.stdout_bodies: list[bytes] = []
         threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
         #: Notifications read while waiting for a response, in order, not yet taken by a test.
@@ -98,6 +100,7 @@ class Session:
                 body = self._read_frame(stream)
                 if body is None:
                     break
+                self.stdout_bodies.append(body)
                 try:
                     value = json.loads(body)
                 except ValueError as error:  # the server must write JSON only

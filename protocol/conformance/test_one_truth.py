@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from storefront_session import Mirrors
-from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused
+from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused, register_account, resume_account
 
 pytestmark = pytest.mark.usefixtures("viewmodels_available")
 
 
 def test_every_notification_a_stored_change_causes_comes_before_its_answer(mirrors: Mirrors):
+    register_account(mirrors)  # a guest cannot check out
     catalog = open_settled(mirrors, "catalog")
     dashboard = open_settled(mirrors, "dashboard")
     form = open_settled(mirrors, "productForm")
@@ -49,6 +50,7 @@ def test_an_action_on_a_stale_version_is_refused_with_the_current_one(mirrors: M
 
 
 def test_a_keyed_retry_is_answered_without_applying_it_again(mirrors: Mirrors):
+    register_account(mirrors)  # a guest cannot check out
     cart = open_settled(mirrors, "cart")
     first = ok(action(mirrors, cart, "add", productId="p-0003", quantity=2, idempotencyKey="conformance-add"))
     assert "replayed" not in first
@@ -65,12 +67,15 @@ def test_a_keyed_retry_is_answered_without_applying_it_again(mirrors: Mirrors):
 
 
 def test_two_servers_on_one_file_show_each_others_changes(spawn, tmp_path):
+    # Each server is a session of its own (a guest with its own cart): both sign into one account.
     database = str(tmp_path / "shared.sqlite")
     sides = []
+    account = None
     for _ in range(2):
         session = spawn("--database", database)
         session.initialize()
         mirrors = Mirrors(session)
+        account = resume_account(mirrors, account) if account else register_account(mirrors)
         sides.append((mirrors, open_settled(mirrors, "cart")))
     (a, cart_a), (b, cart_b) = sides
     ok(action(a, cart_a, "add", productId="p-0005", quantity=2))

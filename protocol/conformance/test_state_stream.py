@@ -9,7 +9,7 @@ import random
 import pytest
 
 from storefront_session import Mirrors, Session
-from viewmodel_helpers import Checkpoint, action, ok, open_settled, settled
+from viewmodel_helpers import Checkpoint, action, ok, open_settled, register_account, settled
 
 pytestmark = pytest.mark.usefixtures("viewmodels_available")
 
@@ -81,6 +81,12 @@ class RandomShopper:
         self.carts = [open_settled(mirrors, "cart") for _ in range(2)]
         self.dashboard = open_settled(mirrors, "dashboard")
         self.form = open_settled(mirrors, "productForm")
+        # Signed in, so that checkouts can succeed (a guest's are refused), and the account screens open for
+        # the bare actions below when the server serves them (login's only bare action is logout, left out).
+        self.account_screens = []
+        if {"registration", "login", "profile"} <= set(contract.actions):
+            register_account(mirrors)
+            self.account_screens = [mirrors.open("registration"), open_settled(mirrors, "profile")]
         self.outcomes: dict[str, int] = {}
 
     def some_product(self) -> str:
@@ -93,9 +99,11 @@ class RandomShopper:
         if choice == 7:
             # Any action the server describes as taking no params, on an open ViewModel of its type: actions
             # added later are exercised without this suite naming them.
-            mirror = rng.choice([self.catalog, *self.details, *self.carts, self.dashboard, self.form])
+            mirror = rng.choice([self.catalog, *self.details, *self.carts, self.dashboard, self.form,
+                                 *self.account_screens])
+            # Not deleteSelected (it would empty the catalog) nor logout (a guest's checkouts are refused).
             bare = sorted(action for action, params in self.contract.actions[mirror.type].items()
-                          if not any(params.values()) and action not in ("deleteSelected",))
+                          if not any(params.values()) and action not in ("deleteSelected", "logout"))
             name, args = rng.choice(bare), {}
         elif choice == 0:
             mirror = self.catalog

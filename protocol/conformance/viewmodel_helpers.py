@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import itertools
+import os
+from dataclasses import dataclass
 from typing import Any
 
 from storefront_session import Mirror, Mirrors
@@ -42,6 +45,62 @@ def refused(response: dict, reason: str | None = None, code: int = -32001) -> di
     if reason is not None:
         assert data["reason"] == reason, error
     return error
+
+
+# -- accounts -------------------------------------------------------------------------------------
+
+_emails = itertools.count(1)
+
+#: The password the helpers register accounts with (8+ characters with a digit). Tests that scan the
+#: server's output for passwords use their own.
+PASSWORD = "conformance-pass-1"
+
+
+def unique_email(tag: str = "shopper") -> str:
+    """An address no other account of this test run has (a count, not randomness: a database file is
+    shared only by the servers of one test, and the pid keeps concurrent runs apart)."""
+    return f"{tag}-{os.getpid()}-{next(_emails)}@example.com"
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """A session signed into an account: what `registration/register` or `login/*` answered."""
+
+    email: str
+    password: str
+    token: str
+    account_id: int
+    result: dict
+
+
+def signed_in(email: str, password: str, result: dict) -> SignedIn:
+    assert isinstance(result.get("token"), str) and result["token"], result
+    assert isinstance(result.get("expiresAt"), str), result
+    assert isinstance(result.get("accountId"), int), result
+    return SignedIn(email, password, result["token"], result["accountId"], result)
+
+
+def register_account(mirrors: Mirrors, email: str | None = None, password: str = PASSWORD) -> SignedIn:
+    """Signs the session into a new account through a `registration` ViewModel (closed afterwards)."""
+    email = email or unique_email()
+    form = mirrors.open("registration")
+    for field, value in [("email", email), ("password", password), ("confirmPassword", password)]:
+        ok(action(mirrors, form, "setField", field=field, value=value))
+    ok(action(mirrors, form, "setAcceptedTerms", accepted=True))
+    result = ok(action(mirrors, form, "register"))
+    assert form.state["signedIn"] is True and form.state["submitPhase"] == "succeeded", form.state
+    mirrors.close(form)
+    return signed_in(email, password, result)
+
+
+def resume_account(mirrors: Mirrors, account: SignedIn) -> SignedIn:
+    """Signs the session into `account` with its token (another server on the same file, typically)."""
+    login = mirrors.open("login")
+    result = ok(action(mirrors, login, "resume", token=account.token))
+    assert login.state["phase"] == "loggedIn" and login.state["user"]["id"] == account.account_id, login.state
+    assert result["accountId"] == account.account_id, result
+    mirrors.close(login)
+    return signed_in(account.email, account.password, result)
 
 
 class Checkpoint:
