@@ -22,20 +22,37 @@ public enum AccountRules {
         email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
     }
 
-    /// Checks an email: one `@` with text before it, a dot in the domain, no spaces or control characters,
-    /// at most ``emailMaximum`` characters.
+    /// Checks an email: `local@domain`, at most ``emailMaximum`` characters. The local part is letters,
+    /// digits and `. _ % + -` (no dot first, last or twice in a row); the domain is dot-separated labels of
+    /// letters, digits and inner hyphens, ending in a label of two or more letters. Narrower than RFC 5322
+    /// on purpose: quotes, braces, semicolons and the like are legal there but used only by injection
+    /// attempts, which are refused here as the field's error.
     public static func emailError(_ email: String) -> String? {
         let email = normalizedEmail(email)
         if email.isEmpty { return "Email is required." }
         // Lengths count Unicode scalars: a grapheme count lets "a" plus 10 000 combining marks pass as one.
         if email.unicodeScalars.count > emailMaximum { return "Email must be at most \(emailMaximum) characters." }
+        let invalid = "Enter an email address such as name@example.com."
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        let scalars = email.unicodeScalars
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3,
-              let dot = parts[1].lastIndex(of: "."), dot != parts[1].startIndex, dot != parts[1].index(before: parts[1].endIndex),
-              !scalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
-        else { return "Enter an email address such as name@example.com." }
+        guard parts.count == 2 else { return invalid }
+        let (local, domain) = (parts[0], parts[1])
+        let localSymbols: Set<Unicode.Scalar> = [".", "_", "%", "+", "-"]
+        guard !local.isEmpty, local.first != ".", local.last != ".", !local.contains(".."),
+              local.unicodeScalars.allSatisfy({ isLetterOrDigit($0) || localSymbols.contains($0) })
+        else { return invalid }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2,
+              labels.allSatisfy({ label in
+                  !label.isEmpty && label.first != "-" && label.last != "-"
+                      && label.unicodeScalars.allSatisfy { isLetterOrDigit($0) || $0 == "-" }
+              }),
+              let top = labels.last, top.count >= 2, top.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic })
+        else { return invalid }
         return nil
+    }
+
+    private static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal
     }
 
     /// Checks a password: at least ``passwordMinimum`` characters with a digit, at most

@@ -61,6 +61,8 @@ extension ShopServices {
         ("ann@example.com", "nodigitshere", "password"), (String(repeating: "a", count: 10_000) + "@example.com", "secret123", "email"),
         ("ann\u{0}@example.com", "secret123", "email"), ("'; DROP TABLE account; --@x.io", "secret123", "email"),
         ("a" + String(repeating: "\u{301}", count: 10_000) + "@example.com", "secret123", "email"),
+        (#"{"email":"a@b.cc"}"#, "secret123", "email"), ("admin@example.com'--", "secret123", "email"),
+        ("<script>@x.io", "secret123", "email"), ("robert');DROP/**/TABLE/**/accounts;--@example.com", "secret123", "email"),
     ])
     func invalidRegistrationsAreRefusedByFieldAndStoreNothing(email: String, password: String, field: String) async throws {
         let error = await #expect(throws: ShopError.self) { try await services.accounts.register(email: email, password: password) }

@@ -6,8 +6,25 @@ extension RegistrationViewModel: ScreenViewModel {}
 
 /// `registration/setField` params.
 struct RegistrationFieldArguments: Decodable {
-    var field: RegistrationField
+    var field: RegistrationTextField
     var value: String
+}
+
+/// The registration fields `setField` takes: the text ones (the terms are `setAcceptedTerms`'s).
+enum RegistrationTextField: String, Codable, WireEnum {
+    case email, password, confirmPassword
+
+    init(from decoder: any Decoder) throws {
+        try self.init(wireFrom: decoder)
+    }
+
+    var field: RegistrationField {
+        switch self {
+        case .email: .email
+        case .password: .password
+        case .confirmPassword: .confirmPassword
+        }
+    }
 }
 
 /// `registration/setAcceptedTerms` params.
@@ -20,9 +37,9 @@ extension ViewModelDefinition<ShopEnvironment> {
     public static let registration = ViewModelDefinition.screen(
         "registration",
         actions: [
-            .action("setField", summary: "Sets email, password or confirmPassword (acceptedTerms takes \"true\"/\"false\"); checked 300 ms after the last change. Passwords never appear in the state.",
+            .action("setField", summary: "Sets email, password or confirmPassword; checked 300 ms after the last change. Passwords never appear in the state.",
                     on: RegistrationViewModel.self, arguments: RegistrationFieldArguments.self) { model, arguments in
-                try model.setField(arguments.field, arguments.value)
+                try model.setField(arguments.field.field, arguments.value)
                 return [:]
             },
             .action("setAcceptedTerms", summary: "Accepts or declines the terms.",
