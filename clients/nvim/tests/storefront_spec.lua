@@ -8,7 +8,8 @@ vim.notify = function(message)
   say('  notify: ' .. tostring(message))
 end
 local sf = require('storefront')
-sf.setup({ args = { '--database', (assert(os.getenv('STOREFRONT_TEST_DB'), 'set STOREFRONT_TEST_DB')) } })
+local test_db = assert(os.getenv('STOREFRONT_TEST_DB'), 'set STOREFRONT_TEST_DB')
+sf.setup({ args = { '--database', test_db }, token_file = vim.fn.fnamemodify(test_db, ':h') .. '/session-token' })
 local passed = 0
 
 local function finish(failed_message)
@@ -141,6 +142,21 @@ local ok, err = pcall(function()
     return sf.resyncs('productDetail') == 0
   end)
 
+  vim.cmd('StorefrontCheckout')
+  expect('a guest is asked to sign in before checking out', function()
+    return sf.last_error and sf.last_error:find('signInRequired')
+  end)
+  sf.registering_without_prompt = true
+  sf.register('nvim-' .. vim.fn.getpid() .. '@example.com', 'secret123')
+  expect('signing up signs in and keeps the token in a 0600 file', function()
+    local path = sf.config.token_file
+    return sf.state('registration') and sf.state('registration').signedIn and vim.fn.filereadable(path) == 1
+      and vim.fn.getfperm(path) == 'rw-------' and vim.fn.readfile(path)[1]:find('^sft_')
+  end)
+  expect('the guest cart moved to the account', function()
+    return has_line('cart', '^Total: 704%.45$')
+  end)
+  sf.last_error = nil
   vim.cmd('StorefrontCheckout')
   expect('checkout empties the cart and names the order', function()
     return has_line('cart', '^Total: 0%.00$') and has_line('cart', '^Last order: o%-000001 %(3 items, total 704%.45%)$')

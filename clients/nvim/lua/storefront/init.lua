@@ -8,6 +8,8 @@ local M = {}
 M.config = {
   cmd = nil, -- the storefront binary; found in the repository's .build or on PATH when nil
   args = {}, -- extra `storefront serve` arguments, e.g. { '--database', '/tmp/shop.sqlite' }
+  -- where the session token is kept (0600) so that a restarted server resumes the sign-in; false: never kept
+  token_file = vim.fn.stdpath('data') .. '/storefront/session-token',
 }
 
 local client -- the running Client, started on first use
@@ -162,7 +164,9 @@ function M.client()
   })
   if not client then
     notify_error(err)
+    return nil
   end
+  M.resume() -- a server restarted by the plugin picks up the kept sign-in
   return client
 end
 
@@ -282,6 +286,104 @@ function M.checkout()
   with_vm('cart', nil, function()
     M.action('cart', 'checkout', nil, function(result)
       vim.notify('storefront: order ' .. tostring(result.orderId) .. ' placed')
+    end)
+  end)
+end
+
+-- ------------------------------------------------------------------------------------------ accounts
+
+local function write_token(token)
+  local path = M.config.token_file
+  if not path then
+    return
+  end
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  local fd = vim.loop.fs_open(path, 'w', 384) -- 0600: the token signs in as the account
+  if not fd then
+    return notify_error('could not keep the session token in ' .. path)
+  end
+  vim.loop.fs_fchmod(fd, 384)
+  vim.loop.fs_write(fd, token)
+  vim.loop.fs_close(fd)
+end
+
+local function read_token()
+  local path = M.config.token_file
+  if not path or vim.fn.filereadable(path) == 0 then
+    return nil
+  end
+  local token = vim.fn.readfile(path)[1]
+  return token ~= '' and token or nil
+end
+
+local function forget_token()
+  if M.config.token_file then
+    os.remove(M.config.token_file)
+  end
+end
+
+local function signed_in(result)
+  write_token(result.token)
+  vim.notify('storefront: signed in (account ' .. tostring(result.accountId) .. ')')
+end
+
+--- Signs up with `email`; the password is asked for twice without echo (or given, for scripts).
+function M.register(email, password)
+  if not email or email == '' then
+    return notify_error(':StorefrontRegister {email}')
+  end
+  password = password or vim.fn.inputsecret('Password: ')
+  local confirm = password
+  if not M.registering_without_prompt then
+    confirm = vim.fn.inputsecret('Password again: ')
+  end
+  with_vm('registration', nil, function()
+    M.action('registration', 'setField', { field = 'email', value = email }, function()
+      M.action('registration', 'setField', { field = 'password', value = password }, function()
+        M.action('registration', 'setField', { field = 'confirmPassword', value = confirm }, function()
+          M.action('registration', 'setAcceptedTerms', { accepted = true }, function()
+            M.action('registration', 'register', nil, signed_in)
+          end)
+        end)
+      end)
+    end)
+  end)
+end
+
+--- Signs in with `email`; the password is asked for without echo (or given, for scripts).
+function M.login(email, password)
+  if not email or email == '' then
+    return notify_error(':StorefrontLogin {email}')
+  end
+  password = password or vim.fn.inputsecret('Password: ')
+  with_vm('login', nil, function()
+    M.action('login', 'login', { email = email, password = password }, signed_in)
+  end)
+end
+
+--- Resumes the kept session, if any (a token that no longer works is forgotten).
+function M.resume()
+  local token = read_token()
+  if not token then
+    return
+  end
+  with_vm('login', nil, function(vm)
+    client:action(vm, 'resume', { token = token }, function(err)
+      if err then
+        forget_token()
+        return notify_error('the kept session ended; sign in again (' .. Client.format_error(err) .. ')')
+      end
+      vim.notify('storefront: signed in again with the kept session')
+    end)
+  end)
+end
+
+--- Signs out: the token stops working everywhere and is forgotten here.
+function M.logout()
+  with_vm('login', nil, function()
+    M.action('login', 'logout', nil, function()
+      forget_token()
+      vim.notify('storefront: signed out')
     end)
   end)
 end
