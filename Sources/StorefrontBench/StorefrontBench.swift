@@ -23,13 +23,13 @@ struct StorefrontBench: ParsableCommand {
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
 
         /// Whether the measurement runs on the large catalog (`--products`).
-        var usesCatalog: Bool { !isProtocol && self != .propagation && self != .cpu }
+        var usesCatalog: Bool { !isProtocol && self != .propagation && self != .cpu && self != .signin }
 
         /// What runs when no --mode is given: everything but the long reliability load.
         static let standard = allCases.filter { $0 != .load }
@@ -134,6 +134,7 @@ struct StorefrontBench: ParsableCommand {
             case .cpu: try actionCPU(path)
             case .propagation: try propagation(path)
             case .load: try load(path, database: database)
+            case .signin: try signingIn(path)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }
