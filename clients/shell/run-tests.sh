@@ -200,6 +200,8 @@ check "the REPL reads the password from the next line" contains "$work/replreg.o
 check "and does not echo it" bash -c "! grep -qF '$password' '$work/replreg.out'"
 printf '%s\n' "$password" | STOREFRONT_TOKEN_FILE=$work/dee.token sf register ann@example.com >"$work/taken.out" 2>&1
 check "a taken email is refused: emailTaken" contains "$work/taken.out" "[emailTaken]"
+sf registration setField password 'secret word 1' >"$work/pwarg.out" 2>&1
+check "a password as a command word is refused" contains "$work/pwarg.out" "passwords are read, not given"
 check "accounts leave no server" no_server_left
 
 # Interrupting the client reaps its server.
