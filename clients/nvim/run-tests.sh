@@ -17,6 +17,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export STOREFRONT_TEST_DB=$work/shop.sqlite STOREFRONT_PID_FILE=$work/server.pid
 export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache # keep the LSP log out of the user's
+export STOREFRONT_TOKEN_FILE=$work/token # and the session token
 passed=0 failed=0
 check() {
     local name=$1

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# A short scripted storefront-sh session over the three areas: search the catalog, open a product and
-# add it to the cart from there, see the cart total, check out and see the order on the dashboard.
+# A short scripted storefront-sh session: sign up (a fresh email, so reruns work on one database), search
+# the catalog, open a product and add it to the cart from there, see the cart total, check out, see the
+# order on the dashboard, the profile, and sign out (the session becomes a guest with an empty cart).
 #
 #   clients/shell/demo.sh [--database PATH]     (default: the server's own database under $XDG_DATA_HOME)
+#
+# The demo account's password is made up here at random and handed to the client on its stdin (never an
+# argument, never written to a file); its session token is kept in a temporary folder, removed at the end,
+# so the demo never touches the token file of your own session.
 #
 # Installs jq and builds the server when they are missing. The build is the debug one
 # (`swift build --product storefront`): it is the build `swift build`/`swift test` and the other
@@ -17,18 +22,32 @@ repo=$(cd "$here/../.." && pwd)
 command -v jq >/dev/null || install_debian_packages jq
 build_server_unless_built "$repo"
 
-exec "$here/storefront-sh" --echo "$@" repl <<'SESSION'
-# The catalog: a search, debounced on the server; its results arrive as a patch.
-catalog search kettle
-show catalog
-# A product detail: two of them, added to the cart from the product screen. The open cart follows.
-open cart
-product p-0003
-productDetail incrementQuantity
-productDetail addToCart
-show cart
-# Checkout places the order; the dashboard's recent orders list it.
-cart checkout
-open dashboard
+sessions=$(mktemp -d)
+trap 'rm -rf "$sessions"' EXIT
+email="demo-$(date -u +%Y%m%d%H%M%S)-$$-$RANDOM@example.com"
+password="demo-$(head -c 12 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')-7"
 
-SESSION
+# The session, one command per line; the line after `register` is the password, which --echo does not print.
+session() {
+    printf '%s\n' \
+        "# Sign up: a new account; this session's (empty) guest cart becomes the account's." \
+        "register $email" "$password" \
+        "# The catalog: a search, debounced on the server; its results arrive as a patch." \
+        "catalog search kettle" \
+        "show catalog" \
+        "# A product detail: two of them, added to the cart from the product screen. The open cart follows." \
+        "open cart" \
+        "product p-0003" \
+        "productDetail incrementQuantity" \
+        "productDetail addToCart" \
+        "show cart" \
+        "# Checkout places the order (guests may not); the dashboard's recent orders list it." \
+        "cart checkout" \
+        "open dashboard" \
+        "whoami" \
+        "# Sign out: the token stops working everywhere, and this session is a fresh guest with an empty cart." \
+        "logout" \
+        "show cart"
+}
+
+session | STOREFRONT_TOKEN_FILE=$sessions/token "$here/storefront-sh" --echo "$@" repl

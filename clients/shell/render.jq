@@ -96,10 +96,30 @@ def render_form:
   (.errors | to_entries[] | "  ! \(.key): \(.value)"),
   (.createdProductId // empty | "  created \(.)");
 
+def render_login:
+  (if .user then "  signed in as \(.user.email) (\(.user.name), account \(.user.id))"
+   else "  a guest (\(.phase))" end),
+  (.message // empty | "  ! \(.)"),
+  (.lockedUntil // empty | "  sign-in locked until \(.)"),
+  ((.cappedLines // [])[] | "  capped: \(.name) (\(.productId)): kept \(.kept) of \(.requested)");
+
+def render_profile:
+  "  phase: \(.phase)  save: \(.savePhase)  valid: \(.isValid)  changed: \(.hasChanges)", problem("profile refresh"),
+  (.fields | to_entries[] | "  \(.key): \(.value | tojson)"),
+  (.errors | to_entries[] | "  ! \(.key): \(.value)");
+
+def render_registration:
+  "  email: \(.email | tojson)  terms accepted: \(.acceptedTerms)  valid: \(.isFormValid)  submit: \(.submitPhase)",
+  (.errors | to_entries[] | "  ! \(.key): \(.value)"),
+  (if .signedIn then "  signed in" else empty end);
+
 def render($type):
   if $type == "catalog" then render_catalog
   elif $type == "productDetail" then render_detail
   elif $type == "cart" then render_cart
   elif $type == "dashboard" then render_dashboard
   elif $type == "productForm" then render_form
+  elif $type == "login" then render_login
+  elif $type == "profile" then render_profile
+  elif $type == "registration" then render_registration
   else tojson end;

@@ -16,6 +16,8 @@ build_server_unless_built "$repo" || { echo "shell tests: build failed" >&2; exi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 db=$work/shop.sqlite
+# Never the user's own token file: the session kept between one-shot runs on $db is in $work/token.
+export STOREFRONT_TOKEN_FILE=$work/token
 sf() { "$here/storefront-sh" --database "$db" "$@"; }
 passed=0 failed=0
 
@@ -38,6 +40,8 @@ no_server_left() { # [DATABASE]: no storefront process still uses the test datab
 # The demo: search, product detail, add to cart, total, checkout, dashboard.
 "$here/demo.sh" --database "$db" >"$work/demo.out" 2>&1
 check "demo exits 0" test $? -eq 0
+after() { sed -n "/$2/,\$p" "$1"; } # FILE PATTERN: its lines from the first match on
+after_has() { after "$1" "$2" | grep -qxF -- "$3"; }       # FILE PATTERN LINE: that line comes after the match
 check "demo searches" contains "$work/demo.out" "ok: catalog search"
 check "demo finds kettles" contains "$work/demo.out" "Everyday Steel Kettle"
 check "demo adds to the cart from the product" contains "$work/demo.out" "[cart #3] /totals/total: \"0.00\" -> \"680.66\""
@@ -46,13 +50,32 @@ check "demo computes the line total" contains "$work/demo.out" "p-0003  Smart Li
 # How many notifications a checkout takes (one turn or two) is not part of the protocol: no fixed version.
 check "demo checks out" grep -qE '^ok: cart checkout -> version [0-9]+ orderId="o-000001"$' "$work/demo.out"
 check "demo dashboard lists the order" contains "$work/demo.out" "o-000001  2 item(s)  total 680.66"
+check "demo signs up" grep -qE '^registered; signed in as demo-[0-9]+-[0-9]+-[0-9]+@example.com ' "$work/demo.out"
+check "demo signs out to an empty guest cart" after_has "$work/demo.out" "^signed out; now a guest" "  (empty)"
+check "demo prints no password" bash -c "! grep -qE '^demo-[A-Za-z0-9]*-7\$' '$work/demo.out'"
+check "demo keeps no token" test ! -e "$work/token"
 check "demo leaves no server" no_server_left
+
+# Accounts: every server is a session of its own, a guest until it signs in; the token kept in
+# $STOREFRONT_TOKEN_FILE (0600) is resumed by the next run, so one-shot commands share the account's cart.
+password='correct horse 1'
+printf '%s\n' "$password" | sf register ann@example.com >"$work/register.out" 2>&1
+check "register exits 0" test $? -eq 0
+check "register says who is signed in" contains "$work/register.out" "registered; signed in as ann@example.com (ann, account 2)"  # the demo made account 1
+check "the token is kept 0600" test "$(stat -c %a "$work/token")" = 600
+check "the token file holds the token only" grep -qxE 'sft_[A-Za-z0-9_-]+' "$work/token"
+check "no password is printed" bash -c "! grep -qF '$password' '$work/register.out'"
+check "no token is printed" bash -c "! grep -qF sft_ '$work/register.out'"
+sf whoami >"$work/whoami.out" 2>&1
+check "the next run resumes the session" contains "$work/whoami.out" "signed in as ann@example.com (ann, account 2)"
+printf '%s\n' "$password" | sf register bob@example.com >"$work/again.out" 2>&1
+check "registering while signed in is refused" contains "$work/again.out" "[alreadySignedIn]"
 
 # One-shot commands: each starts and stops its own server; the cart lives in the database.
 sf cart add p-0001 2 >"$work/add.out" 2>&1
 check "cart add exits 0" test $? -eq 0
 check "cart add streams the new line" contains "$work/add.out" "[cart #3] /lines/0 +"
-sf get cart >"$work/cart.json" 2>&1
+sf get cart >"$work/cart.json" 2>"$work/cart.err"
 check "the cart persists across runs" jq -e '.lines == [.lines[0]] and .lines[0].productId == "p-0001" and .lines[0].quantity == 2' "$work/cart.json"
 check "money is a decimal string" jq -e '(.totals.total | type) == "string" and (.totals.total | test("^[0-9]+\\.[0-9]{2}$"))' "$work/cart.json"
 
@@ -79,9 +102,7 @@ check "an unknown command fails" test $? -ne 0
 
 # Retries, unknown favourites, units in the cart, cart notices and catalog pages, on a database of their own.
 edges=$work/edges.sqlite
-sfe() { "$here/storefront-sh" --database "$edges" "$@"; }
-after() { sed -n "/$2/,\$p" "$1"; } # FILE PATTERN: its lines from the first match on
-after_has() { after "$1" "$2" | grep -qxF -- "$3"; }       # FILE PATTERN LINE: that line comes after the match
+sfe() { "$here/storefront-sh" --database "$edges" --token-file "$work/edges.token" "$@"; }
 after_lacks() { ! after "$1" "$2" | grep -qF -- "$3"; }    # FILE PATTERN TEXT: nothing after the match has it
 printf '%s\n' 'product p-9999' 'product refresh' 'show product' | sfe >"$work/retry.out" 2>&1
 check "a failed product offers its retry" contains "$work/retry.out" "! Product p-9999 does not exist.  [retry: product refresh]"
@@ -143,6 +164,45 @@ check "the REPL applies patches" contains "$work/repl.out" "/lines/0/quantity: 2
 check "the REPL goes on after an error" contains "$work/repl.out" "ok: dashboard reloadSection"
 check "the REPL shows the state" contains "$work/repl.out" "p-0001"
 check "one-shot and REPL runs leave no server" no_server_left
+
+# Accounts, continued: the profile, guests' refusals, signing out and in again, bad tokens.
+sf profile-set name "Ann Example" >"$work/profile-set.out" 2>&1
+check "profile-set saves" contains "$work/profile-set.out" "ok: profile saved"
+sf profile-set bio "$(printf 'x%.0s' $(seq 501))" >"$work/bio.out" 2>&1
+check "an invalid profile is refused" grep -qE 'error -32001 from profile/save: .*\[validationFailed\]' "$work/bio.out"
+sf profile >"$work/profile.out" 2>&1
+check "the profile shows the saved name" contains "$work/profile.out" '  name: "Ann Example"'
+check "the profile shows the email" contains "$work/profile.out" '  email: "ann@example.com"'
+STOREFRONT_TOKEN_FILE=$work/guest.token sf cart checkout >"$work/guest.out" 2>&1
+check "a guest's checkout is refused: signInRequired" contains "$work/guest.out" "[signInRequired]"
+STOREFRONT_TOKEN_FILE=$work/guest.token sf profile >"$work/guestprofile.out" 2>&1
+check "a guest's profile is refused" contains "$work/guestprofile.out" "[signInRequired]"
+sf logout >"$work/logout.out" 2>&1
+check "logout exits 0" test $? -eq 0
+check "logout says so" contains "$work/logout.out" "signed out; now a guest"
+check "logout forgets the token" test ! -e "$work/token"
+sf get cart >"$work/guestcart.json" 2>"$work/guestcart.err"
+check "after logout the cart is a guest's: empty" jq -e '.lines == []' "$work/guestcart.json"
+printf '%s\n' 'wrong password 1' | sf login ann@example.com >"$work/wrong.out" 2>&1
+check "a wrong password is refused: invalidCredentials" contains "$work/wrong.out" "[invalidCredentials]"
+check "and keeps no token" test ! -e "$work/token"
+printf '%s\n' "$password" | sf login ann@example.com >"$work/login.out" 2>&1
+check "login signs in" contains "$work/login.out" "signed in as ann@example.com (Ann Example, account 2); token kept in $work/token"
+sf get cart >"$work/accountcart.json" 2>"$work/accountcart.err"
+check "signed in again, the account's cart is back" jq -e '[.lines[] | {productId, quantity}] == [{productId: "p-0001", quantity: 3}]' "$work/accountcart.json"
+printf '%s\n' 'sft_forged' >"$work/forged.token"
+"$here/storefront-sh" --database "$db" --token-file "$work/forged.token" whoami >"$work/forged.out" 2>&1
+check "a token the server refuses is forgotten" test ! -e "$work/forged.token"
+check "and the run goes on as a guest" contains "$work/forged.out" "a guest"
+printf '%s\n' '# a script: the password is the line after the command, and --echo does not print it' \
+    'register cy@example.com' "$password" 'whoami' | STOREFRONT_TOKEN_FILE=$work/cy.token sf --echo >"$work/replreg.out" 2>&1
+check "the REPL reads the password from the next line" contains "$work/replreg.out" "signed in as cy@example.com (cy, account"
+check "and does not echo it" bash -c "! grep -qF '$password' '$work/replreg.out'"
+printf '%s\n' "$password" | STOREFRONT_TOKEN_FILE=$work/dee.token sf register ann@example.com >"$work/taken.out" 2>&1
+check "a taken email is refused: emailTaken" contains "$work/taken.out" "[emailTaken]"
+sf registration setField password 'secret word 1' >"$work/pwarg.out" 2>&1
+check "a password as a command word is refused" contains "$work/pwarg.out" "passwords are read, not given"
+check "accounts leave no server" no_server_left
 
 # Interrupting the client reaps its server.
 mkfifo "$work/in"

@@ -43,7 +43,8 @@ async def test_mirror_is_current_when_an_action_returns(client: Client):
     assert minor_units(totals["total"]) == minor_units(totals["subtotal"]) + minor_units(totals["tax"])
 
 
-async def test_refusals_raise_storefront_error_with_reason(client: Client):
+async def test_refusals_raise_storefront_error_with_reason(signed_in: Client):
+    client = signed_in
     cart = await client.open("cart")
     await cart.wait_for(loaded)
     with pytest.raises(StorefrontError) as caught:
@@ -76,7 +77,8 @@ async def test_snapshot_mode(binary):
         assert detail.state == (await client.get(detail.handle))["state"]
 
 
-async def test_every_typed_call_reaches_its_method(client: Client):
+async def test_every_typed_call_reaches_its_method(signed_in: Client):
+    client = signed_in
     product_id = await first_in_stock(client)
     catalog = await client.open("catalog")
     await catalog.wait_for(loaded)

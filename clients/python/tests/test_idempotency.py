@@ -102,13 +102,16 @@ async def test_a_call_whose_attempts_all_time_out_raises_with_its_key_and_callin
 
 async def test_a_client_restarted_on_the_same_file_is_answered_from_the_record(binary, tmp_path):
     database = str(tmp_path / "shop.sqlite")
+    # Checking out needs an account: the second client resumes the first one's session with its token.
     async with await Client.start(binary, database=database) as first:
+        token = (await first.register("restart@example.com", "restart pass 1"))["token"]
         cart = await open_cart(first)
         await first.cart_add(cart, "p-0001", 1, idempotency_key="add-1")
         order = await first.cart_checkout(cart, idempotency_key="checkout-1")
         assert "replayed" not in order
 
     async with await Client.start(binary, database=database) as second:
+        await second.resume(token)
         cart = await open_cart(second)
         assert cart.state["lines"] == []
         again = await second.cart_add(cart, "p-0001", 1, idempotency_key="add-1")
@@ -119,7 +122,9 @@ async def test_a_client_restarted_on_the_same_file_is_answered_from_the_record(b
 
 async def test_a_lost_server_leaves_the_key_for_a_new_client_to_resend(binary, tmp_path):
     database = str(tmp_path / "shop.sqlite")
+    # Both clients are one account's sessions (a guest's cart is its server's own): the second resumes the token.
     async with await Client.start(binary, database=database, extra_args=["--faults", "cart:latency=300ms"]) as first:
+        token = (await first.register("lost@example.com", "lost pass 1"))["token"]
         cart = await open_cart(first)
         written = record_writes(first)
         sent = asyncio.Event()
@@ -141,6 +146,7 @@ async def test_a_lost_server_leaves_the_key_for_a_new_client_to_resend(binary, t
         assert key == add["params"]["idempotencyKey"]
 
     async with await Client.start(binary, database=database) as second:
+        await second.resume(token)
         cart = await open_cart(second)
         await second.cart_add(cart, "p-0001", 1, idempotency_key=key)
         # Whether the killed server stored it or not, the key makes it one unit.

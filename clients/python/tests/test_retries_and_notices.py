@@ -148,7 +148,8 @@ async def test_a_refused_submit_shows_every_error_and_a_second_submit_is_already
     assert caught.value.reason == "alreadySubmitted" and caught.value.details == {"productId": created}
 
 
-async def test_a_checkout_outcome_ends_with_the_next_cart_change(client: Client):
+async def test_a_checkout_outcome_ends_with_the_next_cart_change(signed_in: Client):
+    client = signed_in
     cart = await client.open("cart")
     await cart.wait_for(settled)
     await client.cart_add(cart, "p-0001", 1)

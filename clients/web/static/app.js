@@ -262,7 +262,10 @@ const renderers = {
   dashboard(s) {
     const section = (id, sec, row, name) => {
       $(id).classList.toggle("loading", sec.phase === "loading");
-      $(id).replaceChildren(...(sec.phase === "failed"
+      // A failure a retry cannot mend (a guest's orders: "Sign in to see your orders.") is said without a Retry.
+      const hopeless = sec.phase === "failed" && sec.error && sec.error.retryable === false;
+      $(id).replaceChildren(...(hopeless ? [el("li", { class: "muted", id: `${id}-problem` }, sec.error.message)]
+        : sec.phase === "failed"
         ? [el("li", {}, problem(`${id}-problem`, `Could not load: ${sec.error && sec.error.message}`, "dashboard", "reloadSection", false, { section: name }))]
         : sec.items.length === 0 ? [el("li", { class: "muted" }, sec.phase === "loading" ? "Loading…" : "None yet.")]
         : sec.items.map(row)));
@@ -275,6 +278,9 @@ const renderers = {
     section("categories", s.categories, (c) => el("li", {}, el("span", { class: "name" }, c.name), el("span", { class: "muted" }, String(c.productCount))), "categories");
   },
 };
+
+// The account's screens (sign-up, sign-in, profile) are in account.js.
+Object.assign(renderers, accountRenderers);
 
 function render(type) {
   const vm = byType[type];
@@ -300,6 +306,9 @@ async function start() {
       clientInfo: { name: "storefront-web", version: "0.1.0" }, capabilities: { stateUpdates: "patch" } });
     connection.notify("initialized", {});
     $("status").textContent = `connected to ${info.serverInfo.name} ${info.serverInfo.version}`;
+    // The session first: a kept token signs this page's new server in before the cart and dashboard open.
+    await Promise.all([open("login"), open("registration")]);
+    await resumeSession();
     await Promise.all([open("catalog"), open("cart"), open("dashboard")]);
   } catch (error) {
     showError(error.message);
@@ -313,6 +322,7 @@ async function start() {
   $("search-form").addEventListener("submit", (event) => event.preventDefault());
   $("load-more").addEventListener("click", () => act("catalog", "loadMore"));
   $("checkout").addEventListener("click", () => act("cart", "checkout"));
+  wireAccountForms();
 }
 
 start();

@@ -35,10 +35,13 @@ def until(driver, condition, what: str, timeout: float = 60):
 
 
 def test_search_add_checkout_and_dashboard(bridge, browser):
+    from test_accounts import sign_up  # checking out needs an account
+
     browser.get(bridge.url)
     until(browser, lambda d: text(d, "#status").startswith("connected"), "the connection")
     until(browser, lambda d: "of 240 products" in text(d, "#catalog-summary"), "the catalog")
     until(browser, lambda d: "The cart is empty." in text(d, "#cart-lines"), "the empty cart")
+    sign_up(browser, "shopper@example.com")
     until(browser, lambda d: "None yet." in text(d, "#recent-orders"), "the dashboard")
     assert len(bridge.servers()) == 1, "one server for the one socket"
 
@@ -306,7 +309,10 @@ def test_a_failed_cart_offers_a_retry_and_claims_no_total(faulty_bridge, browser
 
 @pytest.mark.parametrize("faulty_bridge", ["orders:failure-rate=1"], indirect=True)
 def test_a_failed_dashboard_section_offers_its_reload(faulty_bridge, browser):
+    from test_accounts import sign_up  # a guest's orders fail anyway ("Sign in to see your orders.")
+
     loaded_page(browser, faulty_bridge)
+    sign_up(browser, "orders@example.com")
     until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#recent-orders-problem button.retry"), "the section's retry")
     assert "The orders service is unavailable" in text(browser, "#recent-orders-problem")
     assert "None yet." not in text(browser, "#recent-orders")

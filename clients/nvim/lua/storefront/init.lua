@@ -8,8 +8,9 @@ local M = {}
 M.config = {
   cmd = nil, -- the storefront binary; found in the repository's .build or on PATH when nil
   args = {}, -- extra `storefront serve` arguments, e.g. { '--database', '/tmp/shop.sqlite' }
-  -- where the session token is kept (0600) so that a restarted server resumes the sign-in; false: never kept
-  token_file = vim.fn.stdpath('data') .. '/storefront/session-token',
+  -- where the session token is kept (0600) and resumed from when the server starts; nil: the default,
+  -- $STOREFRONT_TOKEN_FILE, else $XDG_DATA_HOME/storefront/token (the shell and Python clients' too)
+  token_file = nil,
 }
 
 local client -- the running Client, started on first use
@@ -166,7 +167,7 @@ function M.client()
     notify_error(err)
     return nil
   end
-  M.resume() -- a server restarted by the plugin picks up the kept sign-in
+  M.resume()
   return client
 end
 
@@ -290,104 +291,6 @@ function M.checkout()
   end)
 end
 
--- ------------------------------------------------------------------------------------------ accounts
-
-local function write_token(token)
-  local path = M.config.token_file
-  if not path then
-    return
-  end
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
-  local fd = vim.loop.fs_open(path, 'w', 384) -- 0600: the token signs in as the account
-  if not fd then
-    return notify_error('could not keep the session token in ' .. path)
-  end
-  vim.loop.fs_fchmod(fd, 384)
-  vim.loop.fs_write(fd, token)
-  vim.loop.fs_close(fd)
-end
-
-local function read_token()
-  local path = M.config.token_file
-  if not path or vim.fn.filereadable(path) == 0 then
-    return nil
-  end
-  local token = vim.fn.readfile(path)[1]
-  return token ~= '' and token or nil
-end
-
-local function forget_token()
-  if M.config.token_file then
-    os.remove(M.config.token_file)
-  end
-end
-
-local function signed_in(result)
-  write_token(result.token)
-  vim.notify('storefront: signed in (account ' .. tostring(result.accountId) .. ')')
-end
-
---- Signs up with `email`; the password is asked for twice without echo (or given, for scripts).
-function M.register(email, password)
-  if not email or email == '' then
-    return notify_error(':StorefrontRegister {email}')
-  end
-  password = password or vim.fn.inputsecret('Password: ')
-  local confirm = password
-  if not M.registering_without_prompt then
-    confirm = vim.fn.inputsecret('Password again: ')
-  end
-  with_vm('registration', nil, function()
-    M.action('registration', 'setField', { field = 'email', value = email }, function()
-      M.action('registration', 'setField', { field = 'password', value = password }, function()
-        M.action('registration', 'setField', { field = 'confirmPassword', value = confirm }, function()
-          M.action('registration', 'setAcceptedTerms', { accepted = true }, function()
-            M.action('registration', 'register', nil, signed_in)
-          end)
-        end)
-      end)
-    end)
-  end)
-end
-
---- Signs in with `email`; the password is asked for without echo (or given, for scripts).
-function M.login(email, password)
-  if not email or email == '' then
-    return notify_error(':StorefrontLogin {email}')
-  end
-  password = password or vim.fn.inputsecret('Password: ')
-  with_vm('login', nil, function()
-    M.action('login', 'login', { email = email, password = password }, signed_in)
-  end)
-end
-
---- Resumes the kept session, if any (a token that no longer works is forgotten).
-function M.resume()
-  local token = read_token()
-  if not token then
-    return
-  end
-  with_vm('login', nil, function(vm)
-    client:action(vm, 'resume', { token = token }, function(err)
-      if err then
-        forget_token()
-        return notify_error('the kept session ended; sign in again (' .. Client.format_error(err) .. ')')
-      end
-      vim.notify('storefront: signed in again with the kept session')
-    end)
-  end)
-end
-
---- Signs out: the token stops working everywhere and is forgotten here.
-function M.logout()
-  with_vm('login', nil, function()
-    M.action('login', 'logout', nil, function()
-      forget_token()
-      vim.notify('storefront: signed out')
-    end)
-  end)
-end
-
 function M.dashboard()
   with_vm('dashboard', nil, function()
     show('dashboard')
@@ -428,6 +331,153 @@ end
 function M.dismiss_notices()
   with_vm('cart', nil, function()
     M.action('cart', 'dismissNotices')
+  end)
+end
+
+-- ------------------------------------------------------------------------------------------ accounts
+-- Each server is a session, a guest until it signs in. A sign-in answers a token, kept in the token file
+-- (0600, the token alone) and resumed when the server starts, so a restarted server needs no password.
+
+function M.token_file()
+  if M.config.token_file then
+    return M.config.token_file
+  end
+  local explicit = os.getenv('STOREFRONT_TOKEN_FILE')
+  if explicit and explicit ~= '' then
+    return explicit
+  end
+  local data = os.getenv('XDG_DATA_HOME')
+  if not data or data == '' then
+    data = (os.getenv('HOME') or '.') .. '/.local/share'
+  end
+  return data .. '/storefront/token'
+end
+
+local function read_token()
+  local file = io.open(M.token_file(), 'r')
+  if not file then
+    return nil
+  end
+  local token = file:read('*l')
+  file:close()
+  return token ~= '' and token or nil
+end
+
+--- Writes the token to a new 0600 file beside the token file, then renames it over the old one.
+local function keep_token(token)
+  local path = M.token_file()
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p', 448) -- 0700
+  local tmp = path .. '.' .. tostring(vim.loop.os_getpid()) .. '.tmp'
+  local fd = vim.loop.fs_open(tmp, 'w', 384) -- 0600
+  if not fd then
+    return notify_error('could not keep the session token in ' .. path)
+  end
+  vim.loop.fs_write(fd, token .. '\n', -1)
+  vim.loop.fs_fsync(fd)
+  vim.loop.fs_close(fd)
+  vim.loop.fs_chmod(tmp, 384)
+  vim.loop.fs_rename(tmp, path)
+end
+
+local function forget_token()
+  os.remove(M.token_file())
+end
+
+--- Who this session is, as a line: "signed in as EMAIL (NAME)" or "a guest".
+function M.whoami()
+  local state = M.state('login')
+  if state and type(state.user) == 'table' then
+    return 'signed in as ' .. tostring(state.user.email) .. ' (' .. tostring(state.user.name) .. ')'
+  end
+  return 'a guest'
+end
+
+local function signed_in(result)
+  if result and result.token then
+    keep_token(result.token)
+  end
+  local state = M.state('login') or {}
+  for _, line in ipairs(type(state.cappedLines) == 'table' and state.cappedLines or {}) do
+    vim.notify(string.format('storefront: %s: your cart keeps %d, not %d', line.name, line.kept, line.requested))
+  end
+  vim.notify('storefront: ' .. M.whoami())
+end
+
+--- Resumes the kept session (called when the server starts); a token the server refuses is forgotten.
+function M.resume(callback)
+  local token = read_token()
+  if not token then
+    return callback and callback(false)
+  end
+  with_vm('login', nil, function(vm)
+    client:action(vm, 'resume', { token = token }, function(err)
+      if err then
+        local reason = type(err.data) == 'table' and err.data.reason
+        if reason == 'sessionInvalid' then
+          forget_token()
+          vim.notify('storefront: the kept session has ended; signed out')
+        else
+          notify_error('login/resume: ' .. Client.format_error(err))
+        end
+      end
+      if callback then
+        callback(not err)
+      end
+    end)
+  end)
+end
+
+--- Signs in (`password` nil: asked with echo off).
+function M.login(email, password, callback)
+  password = password or vim.fn.inputsecret('Password: ')
+  with_vm('login', nil, function()
+    M.action('login', 'login', { email = email, password = password }, function(result)
+      signed_in(result)
+      if callback then
+        callback(result)
+      end
+    end)
+  end)
+end
+
+--- Creates an account and signs in (`password` nil: asked twice with echo off).
+function M.register(email, password, callback)
+  if not password then
+    password = vim.fn.inputsecret('Password: ')
+    if vim.fn.inputsecret('Password again: ') ~= password then
+      return notify_error('the passwords differ')
+    end
+  end
+  with_vm('registration', nil, function()
+    M.action('registration', 'setField', { field = 'email', value = email }, function()
+      M.action('registration', 'setField', { field = 'password', value = password }, function()
+        M.action('registration', 'setField', { field = 'confirmPassword', value = password }, function()
+          M.action('registration', 'setAcceptedTerms', { accepted = true }, function()
+            M.action('registration', 'register', nil, function(result)
+              with_vm('login', nil, function()
+                signed_in(result)
+                if callback then
+                  callback(result)
+                end
+              end)
+            end)
+          end)
+        end)
+      end)
+    end)
+  end)
+end
+
+--- Signs out: the token stops working in every server; this session becomes a guest.
+function M.logout(callback)
+  with_vm('login', nil, function()
+    M.action('login', 'logout', nil, function()
+      forget_token()
+      vim.notify('storefront: signed out')
+      if callback then
+        callback()
+      end
+    end)
   end)
 end
 

@@ -12,8 +12,9 @@ from .client import STORING_ACTIONS, Client
 from .errors import ConnectionClosed, RequestTimeout, StorefrontError
 from .mirror import Mirror
 from .money import format_minor_units, line_total, minor_units
+from .token_file import default_token_file, read_token, remove_token, write_token
 
 __all__ = [
     "Client", "ConnectionClosed", "Mirror", "RequestTimeout", "STORING_ACTIONS", "StorefrontError", "format_minor_units",
-    "line_total", "minor_units",
+    "line_total", "minor_units", "default_token_file", "read_token", "remove_token", "write_token",
 ]

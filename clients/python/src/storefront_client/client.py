@@ -9,10 +9,12 @@ import os
 import uuid
 from typing import Any, Awaitable, Literal, Sequence
 
+from .accounts import AccountCalls
 from .errors import ConnectionClosed, RequestTimeout, StorefrontError
 from .mirror import Mirror
 
-ViewModelType = Literal["catalog", "productDetail", "productForm", "cart", "dashboard"]
+ViewModelType = Literal["catalog", "productDetail", "productForm", "cart", "dashboard", "registration", "login",
+                        "profile"]
 Sort = Literal["name", "price", "newest"]
 Section = Literal["featured", "categories", "recentOrders", "recommended"]
 FormField = Literal["name", "description", "price", "category"]
@@ -28,14 +30,16 @@ STORING_ACTIONS: dict[str, frozenset[str]] = {
     "productDetail": frozenset({"addToCart", "toggleFavorite"}),
     "productForm": frozenset({"submit"}),
     "catalog": frozenset({"deleteSelected"}),
+    "profile": frozenset({"save"}),
 }
 
 #: How many times a storing action is resent after a timeout, unless the call says otherwise.
 DEFAULT_RETRIES = 3
 
 
-class Client:
-    """One `storefront serve` process and the session with it.
+class Client(AccountCalls):
+    """One `storefront serve` process and the session with it (a guest until it signs in: see
+    :class:`~storefront_client.accounts.AccountCalls` for register, login, resume, logout and the profile).
 
     Use :meth:`start` (or ``async with await Client.start(...)``); :meth:`close` shuts the server down and
     reaps the process, killing it after a grace period if it does not exit.
@@ -347,7 +351,8 @@ class Client:
         """`viewModel/open`: opens a ViewModel and returns its live :class:`Mirror`.
 
         Args:
-            type: `catalog`, `productDetail` (`productId=...`), `productForm`, `cart` or `dashboard`.
+            type: `catalog`, `productDetail` (`productId=...`), `productForm`, `cart`, `dashboard`,
+                `registration`, `login` or `profile` (refused `signInRequired` for a guest).
             args: the open `args`.
         """
         params: dict[str, Any] = {"type": type}
