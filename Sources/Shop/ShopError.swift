@@ -194,7 +194,7 @@ extension ShopError {
     /// An idempotency key already used for another action or other params.
     public static func idempotencyKeyReused(_ key: String) -> ShopError {
         ShopError(reason: Reason.idempotencyKeyReused,
-                  message: "The idempotency key \"\(key)\" was already used for a different request.",
+                  message: "The idempotency key \"\(key)\" was already used for a different request, or by another shopper.",
                   details: ["idempotencyKey": key])
     }
 

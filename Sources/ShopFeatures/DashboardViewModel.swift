@@ -227,11 +227,13 @@ public final class DashboardViewModel {
             refreshQuietly(.recentOrders)
             refreshQuietly(.recommended)
         case .sessionChanged:
-            // Nothing of the last shopper's stays shown, even for a moment.
+            // Nothing of the last shopper's stays shown, even for a moment: the sections load again, shown
+            // as loading (not as loaded and empty).
             recentOrders.items = []
             recommended.items = []
-            refreshQuietly(.recentOrders)
-            refreshQuietly(.recommended)
+            for section in [DashboardSection.recentOrders, .recommended] where phase(of: section) != .idle {
+                events.track(startLoad(section, showsLoading: true))
+            }
         case .resync:
             for section in DashboardSection.allCases { refreshQuietly(section) }
         default:
