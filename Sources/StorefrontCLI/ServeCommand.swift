@@ -33,7 +33,7 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Inject latency and failures into services, e.g. 'catalog:latency=300ms,failure-rate=0.2;cart:failure-rate=0.5'.",
-        discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles). Off by default."))
+        discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles), analytics (the trending section; recording never fails). Off by default."))
     var faults: String?
 
     func validate() throws {
