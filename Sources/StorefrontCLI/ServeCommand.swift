@@ -1,6 +1,7 @@
 import ArgumentParser
 import Credentials
 import CProcessControl
+import Dispatch
 import JSONRPC
 import JSONRPCTransport
 import Logging
@@ -75,6 +76,8 @@ struct ServeCommand: ParsableCommand {
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
             let code = transport.run(assembly.connection)
+            // Analytics events still buffered are stored before the process ends (a few ms at most).
+            Self.flush(services.analytics, logger: logger)
             // A guest's cart and favourites end with its connection: nothing can reach them any more.
             if let guestId = assembly.session?.guestId {
                 do { try database.discardGuest(guestId) } catch {
@@ -84,6 +87,21 @@ struct ServeCommand: ParsableCommand {
             return code
         }
         Glibc.exit(code)
+    }
+}
+
+extension ServeCommand {
+    /// Waits (up to the database's busy timeout) for `analytics` to store what it has buffered. The main
+    /// thread blocks: the transport has stopped, and the writer runs on the cooperative pool, not on it.
+    static func flush(_ analytics: any AnalyticsService, logger: Logger) {
+        let flushed = DispatchSemaphore(value: 0)
+        Task.detached {
+            await analytics.flush()
+            flushed.signal()
+        }
+        if flushed.wait(timeout: .now() + ShopDatabase.busyTimeout) == .timedOut {
+            logger.warning("analytics events still buffered at exit were not stored")
+        }
     }
 }
 
