@@ -37,6 +37,9 @@ struct ServeCommand: ParsableCommand {
         discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles), analytics (the trending section; recording never fails). Off by default."))
     var faults: String?
 
+    @Flag(help: "Record no analytics events (views, cart adds...); the dashboard's trending section still shows what is stored.")
+    var noAnalytics = false
+
     func validate() throws {
         guard maxMessageBytes >= 64 else { throw ValidationError("--max-message-bytes must be at least 64") }
         if let faults {
@@ -68,8 +71,9 @@ struct ServeCommand: ParsableCommand {
 
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
-            let services = ShopServices.live(
+            let live = ShopServices.live(
                 database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval)
+            let services = noAnalytics ? live.recordingNoAnalytics() : live
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger)
             logger.info("serving", metadata: ["database": "\(database.path)"])
