@@ -148,13 +148,18 @@ struct CountedAccountService: AccountService {
     }
 }
 
-/// Counts `trending` and `flush`; `record` is synchronous, so there is nothing under way to count.
+/// Counts `trending` and `flush`. `record` returns at once, but the live recorder then writes the event
+/// on its own task, off the main queue: each record is followed by a counted flush, so that the harness
+/// waits for that write (and the store is released only after it).
 struct CountedAnalyticsService: AnalyticsService {
     let base: any AnalyticsService
     let counter: ServiceCallCounter
 
     func record(_ event: AnalyticsEvent) {
         base.record(event)
+        Task { @MainActor [base, counter] in
+            _ = try? await counter.count { await base.flush() }
+        }
     }
     @MainActor func trending(since: Date, limit: Int) async throws -> [TrendingProduct] {
         try await counter.count { try await base.trending(since: since, limit: limit) }
