@@ -9,7 +9,7 @@ extension ShopServices {
     /// - Parameters:
     ///   - database: The opened database.
     ///   - faults: Latency and failures to inject; ``FaultPlan/none`` for normal operation.
-    ///   - clock: The clock injected latency waits on.
+    ///   - clock: The clock injected latency waits on, and the analytics recorder's batch window.
     ///   - faultSeed: Seeds the choice of failing calls, so a run can be repeated exactly.
     ///   - events: The change feed the services publish to and the ViewModels subscribe to.
     ///   - now: The current date, for order and product creation dates, sessions and sign-in locks.
@@ -39,7 +39,7 @@ extension ShopServices {
             accounts: LiveAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
             idempotency: LiveIdempotencyService(database: database),
             events: events,
-            analytics: LiveAnalyticsService(database: database, now: now))
+            analytics: LiveAnalyticsService(database: database, clock: clock, now: now))
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
     }
 }

@@ -122,7 +122,8 @@ import Testing
         }
         entered.waitBlocking()
         analytics.record(event(.productViewed, "p-0001"))  // the writer takes it, then waits on the holder
-        while analytics.pendingCount != 0 { await Task.yield() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while analytics.pendingCount != 0, ContinuousClock.now < deadline { await Task.yield() }
         for _ in 0..<5 { analytics.record(event(.productViewed, "p-0002")) }
 
         #expect(analytics.counters == .init(recorded: 4, dropped: 2, stored: 0, failed: 0))
@@ -176,5 +177,89 @@ final class Latch: @unchecked Sendable {
         condition.lock()
         while !isOpen { condition.wait() }
         condition.unlock()
+    }
+}
+
+/// The batch window: events gather until the window ends on the clock, a flush comes, or the buffer is
+/// half full.
+@Suite struct AnalyticsBatchWindowTests {
+    let database: ShopDatabase
+    let clock = ManualClock()
+
+    init() throws {
+        database = try ShopDatabase(path: ":memory:")
+    }
+
+    func event(_ productId: String) -> AnalyticsEvent {
+        AnalyticsEvent(kind: .productViewed, productId: productId, shopper: .testShopper, at: fixedNow)
+    }
+
+    /// Lets the writer run until `condition` holds. Records an issue if it never does within 30 seconds (a
+    /// guard against a hang on a loaded machine, not a measure: a healthy run needs a few turns).
+    func yield(until condition: () -> Bool) async {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !condition(), ContinuousClock.now < deadline { await Task.yield() }
+        #expect(condition())
+    }
+
+    @Test func eventsGatherUntilTheWindowEndsThenGoInOneTransaction() async throws {
+        let analytics = LiveAnalyticsService(database: database, clock: clock, batchWindow: .seconds(1))
+        analytics.record(event("p-0001"))
+        await yield { clock.sleepers == 1 }
+        analytics.record(event("p-0002"))
+        analytics.record(event("p-0003"))
+        #expect(analytics.counters.stored == 0)
+
+        clock.wake()
+        await yield { analytics.counters.stored == 3 }
+        #expect(analytics.pendingCount == 0)
+    }
+
+    @Test func aFlushEndsTheWindowAtOnce() async throws {
+        let analytics = LiveAnalyticsService(database: database, clock: clock, batchWindow: .seconds(1))
+        analytics.record(event("p-0001"))
+        await yield { clock.sleepers == 1 }
+        await analytics.flush()
+        #expect(analytics.counters.stored == 1)
+        clock.wake()  // the old window's timer ends nothing now
+        analytics.record(event("p-0002"))
+        await yield { clock.sleepers == 1 }
+        #expect(analytics.counters.stored == 1)
+        await analytics.flush()
+        #expect(analytics.counters.stored == 2)
+    }
+
+    @Test func aHalfFullBufferEndsTheWindowRatherThanDrop() async throws {
+        let analytics = LiveAnalyticsService(database: database, capacity: 4, clock: clock, batchWindow: .seconds(1))
+        analytics.record(event("p-0001"))
+        await yield { clock.sleepers == 1 }
+        analytics.record(event("p-0002"))  // 2 of 4: the window ends
+        await yield { analytics.counters.stored == 2 }
+        #expect(analytics.counters.dropped == 0)
+    }
+}
+
+/// A clock whose sleepers wait until the test wakes them; it counts them.
+final class ManualClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    var now: ContinuousClock.Instant { ContinuousClock.now }
+    var minimumResolution: Duration { .zero }
+
+    /// Sleepers waiting now.
+    var sleepers: Int { lock.withLock { waiting.count } }
+
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+        await withCheckedContinuation { continuation in lock.withLock { waiting.append(continuation) } }
+    }
+
+    /// Ends every sleep under way.
+    func wake() {
+        let woken = lock.withLock {
+            defer { waiting = [] }
+            return waiting
+        }
+        for sleeper in woken { sleeper.resume() }
     }
 }
