@@ -247,8 +247,12 @@ public final class LiveAnalyticsService: AnalyticsService, Sendable {
             }
             let (batch, cancelled) = buffer.withLock { buffer -> ([AnalyticsEvent]?, Bool) in
                 guard !buffer.isCancelled, !buffer.pending.isEmpty else { return (nil, buffer.isCancelled) }
-                defer { buffer.pending = [] }
-                return (buffer.pending, false)
+                let batch = buffer.pending
+                // Room for as many as this batch had, so that callers of `record` do not pay for the array's
+                // growth (copying thousands of events in one append) in the next window.
+                buffer.pending = []
+                buffer.pending.reserveCapacity(max(256, batch.count))
+                return (batch, false)
             }
             if cancelled { return nil }
             if let batch { return batch }

@@ -63,6 +63,7 @@ extension StorefrontBench {
                 ("p50Ns", percentile(50, of: samples), "ns"), ("p99Ns", percentile(99, of: samples), "ns"),
                 ("p999Ns", percentile(99.9, of: samples), "ns"), ("maxUs", samples.last! / 1e3, "µs"),
                 ("meanNs", samples.reduce(0, +) / Double(samples.count), "ns"),
+                ("over10Us", Double(samples.count { $0 > 10_000 }), "calls"),
                 ("clockNs", percentile(50, of: clockSamples), "ns (timer, included)"),
                 ("stored", Double(after.stored - before.stored), "events"),
                 ("dropped", Double(after.dropped - before.dropped), "events"),
