@@ -102,6 +102,8 @@ let package = Package(
                 "JSON", "JSONPatch", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // GRDB: the storage floor of a durable write, with and without the change log (propagation).
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The analytics recorder, measured in process: what `record` costs its caller.
+                "Shop", "ShopStore",
             ]
         ),
         // The fuzz harness: arbitrary bytes through framing, parsing and dispatch into the real server,

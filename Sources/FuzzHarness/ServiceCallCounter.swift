@@ -1,3 +1,4 @@
+import Foundation
 import Shop
 
 /// Counts the service calls under way, so that the harness can tell when nothing is left to happen.
@@ -32,11 +33,12 @@ extension ShopServices {
             recommendations: CountedRecommendationService(base: recommendations, counter: counter),
             accounts: CountedAccountService(base: accounts, counter: counter),
             idempotency: idempotency,
-            events: events)
+            events: events,
+            analytics: CountedAnalyticsService(base: analytics, counter: counter))
     }
 }
 
-// Six decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
+// Seven decorators of the same few lines, side by side as in ShopStore's FaultInjectingServices.swift.
 
 struct CountedCatalogService: CatalogService {
     let base: any CatalogService
@@ -143,6 +145,27 @@ struct CountedAccountService: AccountService {
     }
     @MainActor func activeAccount(sessionId: String) async throws -> Account? {
         try await counter.count { try await base.activeAccount(sessionId: sessionId) }
+    }
+}
+
+/// Counts `trending` and `flush`. `record` returns at once, but the live recorder then writes the event
+/// on its own task, off the main queue: each record is followed by a counted flush, so that the harness
+/// waits for that write (and the store is released only after it).
+struct CountedAnalyticsService: AnalyticsService {
+    let base: any AnalyticsService
+    let counter: ServiceCallCounter
+
+    func record(_ event: AnalyticsEvent) {
+        base.record(event)
+        Task { @MainActor [base, counter] in
+            _ = try? await counter.count { await base.flush() }
+        }
+    }
+    @MainActor func trending(since: Date, limit: Int) async throws -> [TrendingProduct] {
+        try await counter.count { try await base.trending(since: since, limit: limit) }
+    }
+    @MainActor func flush() async {
+        _ = try? await counter.count { await base.flush() }
     }
 }
 

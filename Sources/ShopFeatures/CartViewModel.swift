@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Shop
 
@@ -9,6 +10,9 @@ import Shop
 /// A checkout's outcome (`checkoutPhase`, `lastOrder`) stays until the cart changes again: a new change
 /// starts a new checkout story. Lines removed because their product was deleted are named in `notices`
 /// until the user's next change.
+///
+/// Analytics: `addedToCart` when an add is stored, `quantityChanged` when a line's new quantity is stored
+/// (0 for a line removed that way), `checkout` (with the order's units) when an order is placed.
 @MainActor @Observable
 public final class CartViewModel {
     public private(set) var phase: Phase = .idle
@@ -22,6 +26,7 @@ public final class CartViewModel {
 
     @ObservationIgnored private let cartService: any CartService
     @ObservationIgnored private let orders: any OrderService
+    @ObservationIgnored private let analytics: any AnalyticsService
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private let session: ShopSession
     /// The cart revision shown when the last checkout ended; a newer one starts a new checkout story.
@@ -34,16 +39,21 @@ public final class CartViewModel {
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
     /// - Parameter session: whose cart it shows (a guest's own, or the signed-in account's).
-    public init(cart: any CartService, orders: any OrderService, events: ShopEvents, session: ShopSession) {
+    public init(
+        cart: any CartService, orders: any OrderService, analytics: any AnalyticsService, events: ShopEvents,
+        session: ShopSession
+    ) {
         self.cartService = cart
         self.orders = orders
+        self.analytics = analytics
         self.events = events
         self.session = session
     }
 
     /// Creates the ViewModel from the service container.
     public convenience init(services: ShopServices, session: ShopSession) {
-        self.init(cart: services.cart, orders: services.orders, events: services.events, session: session)
+        self.init(cart: services.cart, orders: services.orders, analytics: services.analytics, events: services.events,
+                  session: session)
     }
 
     // MARK: State
@@ -102,7 +112,9 @@ public final class CartViewModel {
     ///   `outOfStock`, `quantityExceedsStock`, `quantityExceedsMaximum`); the cart does not change.
     public func add(productId: String, quantity: Int) async throws {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
-        try await change { try await $0.add(productId: productId, quantity: quantity, for: $1) }
+        try await change(recording: { AnalyticsEvent(kind: .addedToCart, productId: productId, quantity: quantity, shopper: $0, at: $1) }) {
+            try await $0.add(productId: productId, quantity: quantity, for: $1)
+        }
     }
 
     /// Sets a line's quantity; 0 removes the line.
@@ -113,7 +125,9 @@ public final class CartViewModel {
     ///   `quantityExceedsMaximum`; the cart does not change.
     public func setQuantity(productId: String, quantity: Int) async throws {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
-        try await change { try await $0.setQuantity(productId: productId, quantity: quantity, for: $1) }
+        try await change(recording: { AnalyticsEvent(kind: .quantityChanged, productId: productId, quantity: quantity, shopper: $0, at: $1) }) {
+            try await $0.setQuantity(productId: productId, quantity: quantity, for: $1)
+        }
     }
 
     /// Removes a line (the store decides whether it exists, as for ``setQuantity(productId:quantity:)``).
@@ -158,6 +172,8 @@ public final class CartViewModel {
                     guard current == shopper else { throw ShopError.signInRequired("check out") }
                     return try await orders.placeOrder(expectedRevision: shownRevision, for: shopper)
                 }
+                self?.analytics.record(AnalyticsEvent(
+                    kind: .checkout, quantity: order.itemCount, shopper: shopper, at: session.now()))
                 guard let self else { return .success(order) }
                 if self.cart?.isEmpty == false, !Task.isCancelled {
                     // No feed event emptied the cart (a service without a feed): ask for it.
@@ -195,14 +211,19 @@ public final class CartViewModel {
     // MARK: Changes
 
     /// Runs a cart change of the session's shopper as an owned task; applies the cart it returns (unless
-    /// the session switched shopper meanwhile).
-    private func change(_ operation: @escaping @Sendable (any CartService, Shopper) async throws -> Cart) async throws {
+    /// the session switched shopper meanwhile). Once the change is stored, records the analytics event that
+    /// `recording` makes (if any) from the shopper it was stored for and the time.
+    private func change(
+        recording event: (@Sendable (Shopper, Date) -> AnalyticsEvent)? = nil,
+        _ operation: @escaping @Sendable (any CartService, Shopper) async throws -> Cart
+    ) async throws {
         nextChangeId += 1
         let id = nextChangeId
         let task = Task { [weak self, cartService, session] () -> (any Error)? in
             do {
                 // The shopper when the write runs: a sign-in under way moves the guest's lines first.
                 let (cart, shopper) = try await session.write { shopper in (try await operation(cartService, shopper), shopper) }
+                if let event { self?.analytics.record(event(shopper, session.now())) }
                 guard let self, self.session.shopper == shopper else { return nil }
                 self.apply(cart, of: shopper)
                 self.actionError = nil

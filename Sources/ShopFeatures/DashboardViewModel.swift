@@ -1,27 +1,36 @@
+import Foundation
 import Observation
 import Shop
 
-/// The home screen: featured products, categories with counts, recent orders and recommendations,
-/// each loading (and failing) on its own.
+/// The home screen: featured products, categories with counts, recent orders, recommendations and
+/// trending products, each loading (and failing) on its own.
 ///
 /// Feed: a placed order joins `recentOrders` at once and refreshes `recommended`; catalog changes
-/// refresh `featured` and `categories`; favourite changes refresh `recommended`. Refreshes triggered
-/// by the feed keep showing the current items (no `loading`).
+/// refresh `featured` and `categories` (and deletions `trending`); favourite changes refresh
+/// `recommended`. Refreshes triggered by the feed keep showing the current items (no `loading`).
+/// `trending` is not live: views and adds are not on the feed (they would reload every dashboard on
+/// every product view), so it changes on a reload, a reload of the section, a deletion or a resync.
 @MainActor @Observable
 public final class DashboardViewModel {
     /// Items per product section.
     public static let productLimit = 6
     /// Orders shown.
     public static let recentOrderLimit = 3
+    /// Trending products shown.
+    public static let trendingLimit = 5
+    /// The period trending counts: the last 24 hours.
+    public static let trendingPeriod: TimeInterval = 24 * 60 * 60
 
     public private(set) var featured = Section<Product>()
     public private(set) var categories = Section<CategorySummary>()
     public private(set) var recentOrders = Section<Order>()
     public private(set) var recommended = Section<Product>()
+    public private(set) var trending = Section<TrendingProduct>()
 
     @ObservationIgnored private let catalog: any CatalogService
     @ObservationIgnored private let orders: any OrderService
     @ObservationIgnored private let recommendations: any RecommendationService
+    @ObservationIgnored private let analytics: any AnalyticsService
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private let session: ShopSession
     @ObservationIgnored private var subscription: ShopSubscription?
@@ -40,11 +49,12 @@ public final class DashboardViewModel {
     /// Creates the ViewModel; nothing loads before ``appear()``.
     public init(
         catalog: any CatalogService, orders: any OrderService, recommendations: any RecommendationService,
-        events: ShopEvents, session: ShopSession
+        analytics: any AnalyticsService, events: ShopEvents, session: ShopSession
     ) {
         self.catalog = catalog
         self.orders = orders
         self.recommendations = recommendations
+        self.analytics = analytics
         self.events = events
         self.session = session
     }
@@ -52,7 +62,7 @@ public final class DashboardViewModel {
     /// Creates the ViewModel from the service container.
     public convenience init(services: ShopServices, session: ShopSession) {
         self.init(catalog: services.catalog, orders: services.orders, recommendations: services.recommendations,
-                  events: services.events, session: session)
+                  analytics: services.analytics, events: services.events, session: session)
     }
 
     // MARK: State
@@ -63,7 +73,8 @@ public final class DashboardViewModel {
             featured: snapshot(featured, ProductSummary.init),
             categories: snapshot(categories, CategoryCount.init),
             recentOrders: snapshot(recentOrders, OrderSnapshot.init),
-            recommended: snapshot(recommended, ProductSummary.init))
+            recommended: snapshot(recommended, ProductSummary.init),
+            trending: snapshot(trending, TrendingItem.init))
     }
 
     private func snapshot<Item, Wire>(_ section: Section<Item>, _ transform: (Item) -> Wire) -> SectionState<Wire> {
@@ -148,6 +159,12 @@ public final class DashboardViewModel {
             }) {
                 $0.recommended.items = $1
             }
+        case .trending:
+            load(section, generation, { [analytics, since = session.now().addingTimeInterval(-Self.trendingPeriod)] in
+                try await analytics.trending(since: since, limit: Self.trendingLimit)
+            }) {
+                $0.trending.items = $1
+            }
         }
         loadTasks[section] = task
         return task
@@ -191,6 +208,7 @@ public final class DashboardViewModel {
         case .categories: categories.phase
         case .recentOrders: recentOrders.phase
         case .recommended: recommended.phase
+        case .trending: trending.phase
         }
     }
 
@@ -200,6 +218,7 @@ public final class DashboardViewModel {
         case .categories: categories.phase = phase
         case .recentOrders: recentOrders.phase = phase
         case .recommended: recommended.phase = phase
+        case .trending: trending.phase = phase
         }
     }
 
@@ -217,10 +236,15 @@ public final class DashboardViewModel {
             }
             // Anyone's order changes stock, and only products in stock are recommended.
             refreshQuietly(.recommended)
-        case .productCreated, .productsDeleted:
+        case .productCreated:
             refreshQuietly(.featured)
             refreshQuietly(.categories)
             refreshQuietly(.recommended)
+        case .productsDeleted:
+            refreshQuietly(.featured)
+            refreshQuietly(.categories)
+            refreshQuietly(.recommended)
+            refreshQuietly(.trending)
         case .favoriteChanged(_, _, let shopper) where shopper == session.shopper:
             refreshQuietly(.recommended)
         case .shopperDataChanged(let shopper) where shopper == session.shopper:

@@ -8,6 +8,10 @@ import Shop
 /// unchanged). A favourites outage shows the product with its favourite mark unknown. Feed: favourite and
 /// cart changes made elsewhere apply at once; deleting the product fails the page; an order of this
 /// product reloads it quietly (its stock changed).
+///
+/// Analytics: `productViewed` when the product first loads after ``appear()``, `quantityChanged` on each
+/// step of the quantity, `favoriteAdded`/`favoriteRemoved` when a toggle is stored, `addedToCart` when an
+/// add is stored; each names the session's shopper.
 @MainActor @Observable
 public final class ProductDetailViewModel {
     /// How long `didAddToCart` stays `true`.
@@ -36,6 +40,7 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private let catalog: any CatalogService
     @ObservationIgnored private let favorites: any FavoritesService
     @ObservationIgnored private let cart: any CartService
+    @ObservationIgnored private let analytics: any AnalyticsService
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private let session: ShopSession
     @ObservationIgnored private let clock: any Clock<Duration>
@@ -46,17 +51,20 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private var favoriteTask: Task<(any Error)?, Never>?
     @ObservationIgnored private var addTask: Task<(any Error)?, Never>?
     @ObservationIgnored private var addedFlagTask: Task<Void, Never>?
+    /// Whether this opening recorded its view (once per ``appear()``).
+    @ObservationIgnored private var recordedView = false
     @ObservationIgnored private let tasks = TaskBag()
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
     public init(
         productId: String, catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
-        events: ShopEvents, session: ShopSession, clock: any Clock<Duration>
+        analytics: any AnalyticsService, events: ShopEvents, session: ShopSession, clock: any Clock<Duration>
     ) {
         self.productId = productId
         self.catalog = catalog
         self.favorites = favorites
         self.cart = cart
+        self.analytics = analytics
         self.events = events
         self.session = session
         self.clock = clock
@@ -65,7 +73,7 @@ public final class ProductDetailViewModel {
     /// Creates the ViewModel from the service container.
     public convenience init(productId: String, services: ShopServices, session: ShopSession, clock: any Clock<Duration>) {
         self.init(productId: productId, catalog: services.catalog, favorites: services.favorites,
-                  cart: services.cart, events: services.events, session: session, clock: clock)
+                  cart: services.cart, analytics: services.analytics, events: services.events, session: session, clock: clock)
     }
 
     // MARK: State
@@ -112,6 +120,7 @@ public final class ProductDetailViewModel {
     public func appear() {
         guard subscription == nil else { return }
         subscription = events.subscribe { [weak self] in self?.handle($0) }
+        recordedView = false
         startLoad()
     }
 
@@ -150,6 +159,7 @@ public final class ProductDetailViewModel {
             throw ShopError.quantityExceedsMaximum(product.id, name: product.name, requested: requested, maximum: product.maxPerOrder)
         }
         quantity += 1
+        record(.quantityChanged, quantity: quantity)
     }
 
     /// Removes one unit from the quantity.
@@ -159,6 +169,7 @@ public final class ProductDetailViewModel {
         _ = try loadedProduct()
         guard quantity > 1 else { throw ShopError.invalidQuantity(quantity - 1, minimum: 1) }
         quantity -= 1
+        record(.quantityChanged, quantity: quantity)
     }
 
     /// Flips the favourite mark at once, saves it, and flips it back if saving fails.
@@ -176,7 +187,11 @@ public final class ProductDetailViewModel {
         isFavorite = target
         let task = Task { [weak self, favorites, productId, session] () -> (any Error)? in
             do {
-                try await session.write { shopper in try await favorites.setFavorite(productId: productId, isFavorite: target, for: shopper) }
+                let shopper = try await session.write { shopper in
+                    try await favorites.setFavorite(productId: productId, isFavorite: target, for: shopper)
+                    return shopper
+                }
+                self?.record(target ? .favoriteAdded : .favoriteRemoved, by: shopper)
                 self?.actionError = nil
             } catch {
                 switch Failure(error) {
@@ -218,6 +233,7 @@ public final class ProductDetailViewModel {
                     (try await cart.add(productId: productId, quantity: quantity, for: shopper), shopper)
                 }
                 guard let self else { return nil }
+                self.record(.addedToCart, quantity: quantity, by: shopper)
                 self.showCart(updated, of: shopper)
                 self.actionError = nil
                 self.showAddedFlag()
@@ -278,6 +294,10 @@ public final class ProductDetailViewModel {
                 }
                 self.show(loaded)
                 self.phase = .loaded
+                if !self.recordedView {
+                    self.recordedView = true
+                    self.record(.productViewed, by: shopper)
+                }
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.loadFailure = error as? ShopError
@@ -285,6 +305,12 @@ public final class ProductDetailViewModel {
             }
             return true
         }
+    }
+
+    /// Records an analytics event about this product, by `shopper` (the session's by default).
+    private func record(_ kind: AnalyticsEvent.Kind, quantity: Int? = nil, by shopper: Shopper? = nil) {
+        analytics.record(AnalyticsEvent(
+            kind: kind, productId: productId, quantity: quantity, shopper: shopper ?? session.shopper, at: session.now()))
     }
 
     private func show(_ product: Product) {

@@ -27,7 +27,8 @@ public final class ShopSession {
     @ObservationIgnored private let accounts: any AccountService
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private let clock: any Clock<Duration>
-    @ObservationIgnored private let now: @Sendable () -> Date
+    /// The current date (the session's expiry, and the time of the analytics events its ViewModels record).
+    @ObservationIgnored let now: @Sendable () -> Date
     @ObservationIgnored private let makeGuestId: @Sendable () -> String
     @ObservationIgnored private var sessionId: String?
     @ObservationIgnored private var expiry: Task<Void, Never>?

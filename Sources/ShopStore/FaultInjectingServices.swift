@@ -1,6 +1,7 @@
+import Foundation
 import Shop
 
-// Decorators that put a FaultInjector in front of each service. One file: they are six copies of the
+// Decorators that put a FaultInjector in front of each service. One file: they are seven copies of the
 // same few lines, and reading them side by side is the easiest way to check none was missed.
 
 struct FaultInjectingCatalogService: CatalogService {
@@ -108,5 +109,22 @@ struct FaultInjectingAccountService: AccountService {
     }
     func activeAccount(sessionId: String) async throws -> Account? {
         try await injector.perform(.accounts) { try await base.activeAccount(sessionId: sessionId) }
+    }
+}
+
+/// Faults on `trending` only: recording never fails and never waits (that is the analytics contract), and
+/// a flush waits for the base's writes as it is.
+struct FaultInjectingAnalyticsService: AnalyticsService {
+    let base: any AnalyticsService
+    let injector: FaultInjector
+
+    func record(_ event: AnalyticsEvent) {
+        base.record(event)
+    }
+    func trending(since: Date, limit: Int) async throws -> [TrendingProduct] {
+        try await injector.perform(.analytics) { try await base.trending(since: since, limit: limit) }
+    }
+    func flush() async {
+        await base.flush()
     }
 }

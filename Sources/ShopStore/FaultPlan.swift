@@ -7,13 +7,14 @@ import Foundation
 /// ```
 /// spec     = "" | entry *( ";" entry )          ; an empty spec (or empty entries) injects nothing
 /// entry    = service ":" setting *( "," setting )
-/// service  = "catalog" | "favorites" | "cart" | "orders" | "recommendations" | "accounts" | "*"
+/// service  = "catalog" | "favorites" | "cart" | "orders" | "recommendations" | "accounts" | "analytics" | "*"
 /// setting  = "latency=" duration | "failure-rate=" rate
 /// duration = number ( "ms" | "s" )               ; 300ms, 1.5s, 0ms
 /// rate     = number                               ; from 0 to 1: 0.2 fails one call in five
 /// ```
 ///
-/// `*` applies its settings to every service; a later entry for the same service overrides the
+/// `analytics` faults apply to trending only: recording an event never fails. `*` applies its settings to
+/// every service; a later entry for the same service overrides the
 /// settings it names. Example: `catalog:latency=300ms,failure-rate=0.2;cart:failure-rate=0.5`.
 public struct FaultPlan: Equatable, Sendable {
     /// The faults per service; services not listed behave normally.
@@ -102,7 +103,7 @@ public struct Fault: Equatable, Sendable {
 
 /// The services faults can be injected into, by their names in a fault spec.
 public enum ShopServiceName: String, CaseIterable, Sendable {
-    case catalog, favorites, cart, orders, recommendations, accounts
+    case catalog, favorites, cart, orders, recommendations, accounts, analytics
 }
 
 /// A fault spec that cannot be parsed.

@@ -9,7 +9,7 @@ extension ShopServices {
     /// - Parameters:
     ///   - database: The opened database.
     ///   - faults: Latency and failures to inject; ``FaultPlan/none`` for normal operation.
-    ///   - clock: The clock injected latency waits on.
+    ///   - clock: The clock injected latency waits on, and the analytics recorder's batch window.
     ///   - faultSeed: Seeds the choice of failing calls, so a run can be repeated exactly.
     ///   - events: The change feed the services publish to and the ViewModels subscribe to.
     ///   - now: The current date, for order and product creation dates, sessions and sign-in locks.
@@ -38,7 +38,8 @@ extension ShopServices {
             recommendations: LiveRecommendationService(database: database),
             accounts: LiveAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
             idempotency: LiveIdempotencyService(database: database),
-            events: events)
+            events: events,
+            analytics: LiveAnalyticsService(database: database, clock: clock, now: now))
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
     }
 }
@@ -59,6 +60,7 @@ extension FaultPlan {
             recommendations: FaultInjectingRecommendationService(base: services.recommendations, injector: injector),
             accounts: FaultInjectingAccountService(base: services.accounts, injector: injector),
             idempotency: services.idempotency,
-            events: services.events)
+            events: services.events,
+            analytics: FaultInjectingAnalyticsService(base: services.analytics, injector: injector))
     }
 }

@@ -17,19 +17,20 @@ struct StorefrontBench: ParsableCommand {
             the patch of a one-line change in a 100-line cart, and memory with every ViewModel open. Several servers \
             on one file (propagation, on new files of the demo catalog): how soon a change made through one shows in \
             another, what the change log costs a durable write, pipelined writes through two servers against one, and \
-            the CPU an idle server spends following the log. Every answer is checked; nothing is asserted about speed.
+            the CPU an idle server spends following the log. Analytics: what `record` costs its caller, and actions per \
+            second with and without recording. Every answer is checked; nothing is asserted about speed.
             """
     )
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin, analytics
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
 
         /// Whether the measurement runs on the large catalog (`--products`).
-        var usesCatalog: Bool { !isProtocol && self != .propagation && self != .cpu && self != .signin }
+        var usesCatalog: Bool { !isProtocol && ![.propagation, .cpu, .signin, .analytics].contains(self) }
 
         /// What runs when no --mode is given: everything but the long reliability load.
         static let standard = allCases.filter { $0 != .load }
@@ -79,6 +80,9 @@ struct StorefrontBench: ParsableCommand {
 
     @Option(help: "Server CPU clock ticks spent on each half of a cpu measurement (cart changes, then pings).")
     var cpuTicks = 100
+
+    @Option(help: "record calls timed in the analytics measurement (in bursts of 100 a millisecond).")
+    var analyticsEvents = 100_000
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
@@ -135,6 +139,7 @@ struct StorefrontBench: ParsableCommand {
             case .propagation: try propagation(path)
             case .load: try load(path, database: database)
             case .signin: try signingIn(path)
+            case .analytics: try analytics(path)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Credentials
 import CProcessControl
+import Dispatch
 import JSONRPC
 import JSONRPCTransport
 import Logging
@@ -33,8 +34,11 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Inject latency and failures into services, e.g. 'catalog:latency=300ms,failure-rate=0.2;cart:failure-rate=0.5'.",
-        discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles). Off by default."))
+        discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles), analytics (the trending section; recording never fails). Off by default."))
     var faults: String?
+
+    @Flag(help: "Record no analytics events (views, cart adds...); the dashboard's trending section still shows what is stored.")
+    var noAnalytics = false
 
     func validate() throws {
         guard maxMessageBytes >= 64 else { throw ValidationError("--max-message-bytes must be at least 64") }
@@ -67,14 +71,17 @@ struct ServeCommand: ParsableCommand {
 
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
-            let services = ShopServices.live(
+            let live = ShopServices.live(
                 database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval)
+            let services = noAnalytics ? live.recordingNoAnalytics() : live
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger)
             logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
             let code = transport.run(assembly.connection)
+            // Analytics events still buffered are stored before the process ends (a few ms at most).
+            Self.flush(services.analytics, logger: logger)
             // A guest's cart and favourites end with its connection: nothing can reach them any more.
             if let guestId = assembly.session?.guestId {
                 do { try database.discardGuest(guestId) } catch {
@@ -84,6 +91,21 @@ struct ServeCommand: ParsableCommand {
             return code
         }
         Glibc.exit(code)
+    }
+}
+
+extension ServeCommand {
+    /// Waits (up to the database's busy timeout) for `analytics` to store what it has buffered. The main
+    /// thread blocks: the transport has stopped, and the writer runs on the cooperative pool, not on it.
+    static func flush(_ analytics: any AnalyticsService, logger: Logger) {
+        let flushed = DispatchSemaphore(value: 0)
+        Task.detached {
+            await analytics.flush()
+            flushed.signal()
+        }
+        if flushed.wait(timeout: .now() + ShopDatabase.busyTimeout) == .timedOut {
+            logger.warning("analytics events still buffered at exit were not stored")
+        }
     }
 }
 

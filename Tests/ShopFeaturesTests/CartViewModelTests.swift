@@ -6,6 +6,7 @@ import Testing
 @Suite @MainActor struct CartViewModelTests {
     let cart = CartServiceDouble()
     let orders = OrderServiceDouble()
+    let analytics = AnalyticsServiceDouble()
     let events = ShopEvents()
     let book = Fixture.product(1, price: 1_000)
     let spade = Fixture.product(2, price: 2_550, category: "garden")
@@ -16,7 +17,7 @@ import Testing
 
     func appeared(with shown: Cart) async -> CartViewModel {
         cart.cart.returns(shown)
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: .signedInForTests(events: events))
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: .signedInForTests(events: events))
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
         return viewModel
@@ -150,7 +151,7 @@ import Testing
             return added
         }
         let detail = ProductDetailViewModel(productId: book.id, catalog: catalog, favorites: favorites, cart: cart,
-                                            events: events, session: .signedInForTests(events: events), clock: TestClock())
+                                            analytics: analytics, events: events, session: .signedInForTests(events: events), clock: TestClock())
         detail.appear()
         await settle { detail.phase == .loaded }
 
@@ -187,7 +188,7 @@ import Testing
 
     @Test func checkoutOfACartThatFailedToLoadSaysSoAndRefreshRetries() async throws {
         cart.cart.fails(ShopError.serviceUnavailable("cart"))
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: .signedInForTests(events: events))
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: .signedInForTests(events: events))
         viewModel.appear()
         await settle { viewModel.state.phase == .failed }
         let error = await #expect(throws: ShopError.self) { try await viewModel.checkout() }

@@ -1,3 +1,4 @@
+import Foundation
 import Shop
 import Testing
 @testable import ShopFeatures
@@ -6,14 +7,19 @@ import Testing
     let catalog = CatalogServiceDouble()
     let orders = OrderServiceDouble()
     let recommendations = RecommendationServiceDouble()
+    let analytics = AnalyticsServiceDouble()
     let events = ShopEvents()
     let featured = [Fixture.product(1, featured: true)]
     let suggested = [Fixture.product(2), Fixture.product(3)]
+    let trending = [TrendingProduct(product: Fixture.product(6), views: 4, cartAdds: 2),
+                    TrendingProduct(product: Fixture.product(2), views: 7, cartAdds: 0)]
     let pastOrders = [Fixture.order(2, lines: [Fixture.line(Fixture.product(4), quantity: 1)]),
                       Fixture.order(1, lines: [Fixture.line(Fixture.product(5), quantity: 2)])]
 
     func makeViewModel() -> DashboardViewModel {
-        DashboardViewModel(catalog: catalog, orders: orders, recommendations: recommendations, events: events, session: .signedInForTests(events: events))
+        DashboardViewModel(
+            catalog: catalog, orders: orders, recommendations: recommendations, analytics: analytics, events: events,
+            session: .signedInForTests(events: events))
     }
 
     func setUpServices() {
@@ -21,6 +27,7 @@ import Testing
         catalog.categories.returns([Fixture.books, Fixture.garden])
         orders.recentOrders.returns(pastOrders)
         recommendations.recommendations.returns(suggested)
+        analytics.trending.returns(trending)
     }
 
     func section<Item, Wire>(_ items: [Item], _ transform: (Item) -> Wire) -> SectionState<Wire> {
@@ -32,7 +39,8 @@ import Testing
             featured: section(featured, ProductSummary.init),
             categories: section([Fixture.books, Fixture.garden], CategoryCount.init),
             recentOrders: section(pastOrders, OrderSnapshot.init),
-            recommended: section(suggested, ProductSummary.init))
+            recommended: section(suggested, ProductSummary.init),
+            trending: section(trending, TrendingItem.init))
     }
 
     func appeared() async -> DashboardViewModel {
@@ -43,12 +51,13 @@ import Testing
         return viewModel
     }
 
-    @Test func loadsTheFourSectionsInParallel() async {
+    @Test func loadsTheFiveSectionsInParallel() async {
         let gate = Gate()
         catalog.featured.handle { [featured] _ in await gate.wait(); return featured }
         catalog.categories.handle { _ in await gate.wait(); return [Fixture.books, Fixture.garden] }
         orders.recentOrders.handle { [pastOrders] _ in await gate.wait(); return pastOrders }
         recommendations.recommendations.handle { [suggested] _ in await gate.wait(); return suggested }
+        analytics.trending.handle { [trending] _ in await gate.wait(); return trending }
         let viewModel = makeViewModel()
 
         viewModel.appear()
@@ -57,10 +66,13 @@ import Testing
         #expect(viewModel.state.featured == loading)
         #expect(viewModel.state.recommended == loading)
         #expect(viewModel.state.recentOrders.phase == .loading)
-        await settle { gate.waiting == 4 }
+        #expect(viewModel.state.trending.phase == .loading)
+        await settle { gate.waiting == 5 }
         gate.open()
         await settle { viewModel.state == loaded }
         #expect(orders.recentOrders.calls == [3])
+        // The last 24 hours before the session's now, the top 5.
+        #expect(analytics.trending.calls == [.init(since: Fixture.date.addingTimeInterval(-86_400), limit: 5)])
     }
 
     @Test func cancellingAReloadShowsThePhasesItReplaced() async {
@@ -103,6 +115,7 @@ import Testing
         #expect(catalog.categories.calls.count == 2)
         #expect(orders.recentOrders.calls.count == 2)
         #expect(recommendations.recommendations.calls.count == 2)
+        #expect(analytics.trending.calls.count == 2)
     }
 
     @Test func aPlacedOrderJoinsRecentOrdersAtOnce() async {
@@ -137,5 +150,47 @@ import Testing
         #expect(await first.value == .superseded)
         #expect(await second.value == .completed)
         #expect(viewModel.state == loaded)
+    }
+
+    @Test func aTrendingFailureFailsThatSectionAlone() async throws {
+        setUpServices()
+        analytics.trending.fails(ShopError.serviceUnavailable("analytics"))
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        var expected = loaded
+        expected.trending = SectionState(
+            phase: .failed, error: ErrorInfo(message: ShopError.serviceUnavailable("analytics").message, retryable: true),
+            items: [])
+        await settle { viewModel.state == expected }
+
+        analytics.trending.returns(trending)
+        #expect(await viewModel.reloadSection(.trending) == .completed)
+        #expect(viewModel.state == loaded)
+        #expect(recommendations.recommendations.calls.count == 1)
+    }
+
+    @Test func aDeletedProductRefreshesTrendingQuietly() async {
+        let viewModel = await appeared()
+        let gate = Gate()
+        analytics.trending.handle { [trending] _ in await gate.wait(); return [trending[1]] }
+        catalog.featured.returns(featured)
+
+        events.publish(.productsDeleted([trending[0].product.id]))
+
+        #expect(viewModel.state.trending == loaded.trending)  // still loaded while it reloads
+        await settle { gate.waiting == 1 }
+        gate.open()
+        var expected = loaded
+        expected.trending = section([trending[1]], TrendingItem.init)
+        await settle { viewModel.state == expected }
+    }
+
+    @Test func viewsAndAddsElsewhereDoNotReloadTrending() async {
+        let viewModel = await appeared()
+        events.publish(.cartChanged(.empty, shopper: Fixture.otherShopper))
+        events.publish(.favoriteChanged(productId: "p-0001", isFavorite: true, shopper: Fixture.shopper))
+        await events.settled()
+        #expect(analytics.trending.calls.count == 1)
+        #expect(viewModel.state.trending == loaded.trending)
     }
 }

@@ -46,7 +46,8 @@ import Testing
         cart.cart.returns(.empty)
         let events = ShopEvents()
         let viewModel = ProductDetailViewModel(productId: "p-0001", catalog: catalog, favorites: favorites,
-                                               cart: cart, events: events, session: .signedInForTests(events: events), clock: TestClock())
+                                               cart: cart, analytics: AnalyticsServiceDouble(), events: events, session: .signedInForTests(events: events),
+                                               clock: TestClock())
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
 

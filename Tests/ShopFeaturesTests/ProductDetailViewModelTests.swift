@@ -7,6 +7,7 @@ import Testing
     let catalog = CatalogServiceDouble()
     let favorites = FavoritesServiceDouble()
     let cart = CartServiceDouble()
+    let analytics = AnalyticsServiceDouble()
     let events = ShopEvents()
     let clock = TestClock<Duration>()
     let product = Fixture.product(7, price: 1_250, stock: 4, maxPerOrder: 3)
@@ -17,7 +18,7 @@ import Testing
 
     func makeViewModel(_ id: String? = nil) -> ProductDetailViewModel {
         ProductDetailViewModel(productId: id ?? product.id, catalog: catalog, favorites: favorites, cart: cart,
-                               events: events, session: .signedInForTests(events: events), clock: clock)
+                               analytics: analytics, events: events, session: .signedInForTests(events: events), clock: clock)
     }
 
     func loaded(quantity: Int = 1, isFavorite: Bool? = false, inCart: Int = 0) -> ProductDetailState {

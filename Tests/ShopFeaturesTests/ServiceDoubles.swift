@@ -143,3 +143,23 @@ enum Fixture {
 
     static let unavailable = ShopError.serviceUnavailable("catalog")
 }
+
+/// Records every event (recording is never set up: it cannot fail); `trending` is an ``Endpoint``.
+final class AnalyticsServiceDouble: AnalyticsService {
+    struct Query: Equatable, Sendable {
+        var since: Date
+        var limit: Int
+    }
+
+    let trending = Endpoint<Query, [TrendingProduct]>("analytics.trending")
+    private let recorded = Locked<[AnalyticsEvent]>([])
+
+    /// The events recorded so far, in order.
+    var events: [AnalyticsEvent] { recorded.withLock { $0 } }
+
+    func record(_ event: AnalyticsEvent) { recorded.withLock { $0.append(event) } }
+    func trending(since: Date, limit: Int) async throws -> [TrendingProduct] {
+        try await self.trending.callAsFunction(Query(since: since, limit: limit))
+    }
+    func flush() async {}
+}

@@ -10,6 +10,7 @@ import Testing
     let accounts = AccountServiceDouble()
     let cart = CartServiceDouble()
     let orders = OrderServiceDouble()
+    let analytics = AnalyticsServiceDouble()
     let events = ShopEvents()
     let session: ShopSession
 
@@ -23,7 +24,7 @@ import Testing
 
     @Test func aGuestCannotCheckOut() async throws {
         cart.cart.returns(priced([Fixture.line(Fixture.product(1), quantity: 1)], revision: 1))
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
         await #expect(throws: ShopError.signInRequired("check out")) { try await viewModel.checkout() }
@@ -32,7 +33,7 @@ import Testing
 
     @Test func anotherShoppersCartChangesAreNotShown() async throws {
         cart.cart.returns(priced([], revision: 1))
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
         events.publish(.cartChanged(priced([Fixture.line(Fixture.product(2), quantity: 3)], revision: 9), shopper: .guest("guest-2")))
@@ -44,7 +45,7 @@ import Testing
         let guestCart = priced([Fixture.line(Fixture.product(1), quantity: 9)], revision: 4)
         let accountCart = priced([Fixture.line(Fixture.product(1), quantity: 5)], revision: 2)
         cart.cart.handle { [session] _ in await session.shopper == Fixture.shopper ? accountCart : guestCart }
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
         viewModel.appear()
         await settle { viewModel.cart == guestCart }
 
@@ -71,8 +72,10 @@ import Testing
         catalog.categories.returns([])
         let recommendations = RecommendationServiceDouble()
         recommendations.recommendations.returns([])
-        let cartView = CartViewModel(cart: cart, orders: orders, events: events, session: session)
-        let dashboard = DashboardViewModel(catalog: catalog, orders: orders, recommendations: recommendations, events: events, session: session)
+        analytics.trending.returns([])
+        let cartView = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
+        let dashboard = DashboardViewModel(
+            catalog: catalog, orders: orders, recommendations: recommendations, analytics: analytics, events: events, session: session)
         cartView.appear()
         dashboard.appear()
         await settle { cartView.cart == accountCart && dashboard.recentOrders.phase == .loaded }
@@ -95,7 +98,7 @@ import Testing
             return .empty
         }
         accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: session)
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
 

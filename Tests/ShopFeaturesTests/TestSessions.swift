@@ -16,10 +16,12 @@ extension Fixture {
 }
 
 extension ShopSession {
-    /// A session signed in as ``Fixture/account`` from the start, whose account service must not be called.
+    /// A session signed in as ``Fixture/account`` from the start, whose account service must not be called, and
+    /// whose "now" is ``Fixture/date``.
     @MainActor
     static func signedInForTests(events: ShopEvents, accounts: any AccountService = AccountServiceDouble()) -> ShopSession {
-        let session = ShopSession(accounts: accounts, events: events, clock: ContinuousClock(), makeGuestId: { "test-guest" })
+        let session = ShopSession(
+            accounts: accounts, events: events, clock: ContinuousClock(), now: { Fixture.date }, makeGuestId: { "test-guest" })
         session.assumeSignedIn(Fixture.signedIn)
         return session
     }

@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import JSONPatch
 import Shop
@@ -43,6 +44,16 @@ final class InMemoryCartService: CartService {
 }
 
 /// An order service nobody may call: the patch-size test places no order.
+/// Drops every event; trending must not be asked.
+struct DiscardedAnalytics: AnalyticsService {
+    func record(_ event: AnalyticsEvent) {}
+    func trending(since: Date, limit: Int) async throws -> [TrendingProduct] {
+        Issue.record("unexpected call of analytics.trending")
+        throw InMemoryCartService.Unexpected()
+    }
+    func flush() async {}
+}
+
 struct UnusedOrderService: OrderService {
     func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] { try unexpected("recentOrders") }
     func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order { try unexpected("placeOrder") }
@@ -63,7 +74,7 @@ struct UnusedOrderService: OrderService {
     @Test func aOneLineQuantityChangeInAHundredLineCartIsTwoOperationsOfAtMost200Bytes() async throws {
         let service = InMemoryCartService(lines: Self.lines)
         let events = ShopEvents()
-        let model = CartViewModel(cart: service, orders: UnusedOrderService(), events: events, session: .guestForTests(events: events))
+        let model = CartViewModel(cart: service, orders: UnusedOrderService(), analytics: DiscardedAnalytics(), events: events, session: .guestForTests(events: events))
         let cart = ViewModelDefinition<Void>.screen("cart", actions: []) { model }
         let harness = Harness(definitions: [cart], vocabulary: registerShopVocabulary)
         harness.send(1, "viewModel/open", ["type": "cart"])

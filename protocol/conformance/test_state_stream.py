@@ -130,7 +130,7 @@ class RandomShopper:
         elif choice == 5:
             mirror = self.dashboard
             name, args = rng.choice([("reload", {}), ("reloadSection", {"section": rng.choice(
-                ["featured", "categories", "recentOrders", "recommended"])})])
+                ["featured", "categories", "recentOrders", "recommended", "trending"])})])
         else:
             mirror = self.form
             name, args = rng.choice([
@@ -198,7 +198,7 @@ def test_random_actions_keep_every_mirror_equal_to_get(ready: Session, seed, val
 @pytest.mark.parametrize("seed", SEEDS[:1])
 def test_random_actions_with_failing_services(spawn, seed, validate_state, contract):
     session = spawn("--faults", "cart:failure-rate=0.2;favorites:failure-rate=0.3;orders:failure-rate=0.3;"
-                                "recommendations:failure-rate=0.3")
+                                "recommendations:failure-rate=0.3;analytics:failure-rate=0.3")
     session.initialize()
     outcomes = run_shopper(session, seed, validate_state, contract)
     # The ViewModels show operational failures in their state (`error`, `checkoutError`) and answer the

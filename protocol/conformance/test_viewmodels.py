@@ -389,13 +389,58 @@ def test_a_quantity_change_is_the_lines_quantity_and_the_totals(mirrors: Mirrors
 def test_dashboard_reload_and_sections(mirrors: Mirrors):
     register_account(mirrors)  # a guest's recentOrders section is `failed`
     dashboard = open_settled(mirrors, "dashboard")
-    assert set(dashboard.state) == {"featured", "categories", "recentOrders", "recommended"}
+    assert set(dashboard.state) == {"featured", "categories", "recentOrders", "recommended", "trending"}
     ok(action(mirrors, dashboard, "reload"))
-    for section in ("featured", "categories", "recentOrders", "recommended"):
+    for section in ("featured", "categories", "recentOrders", "recommended", "trending"):
         ok(action(mirrors, dashboard, "reloadSection", section=section))
         assert dashboard.state[section]["phase"] == "loaded"
     before = (dashboard.version, dashboard.state)
     response = action(mirrors, dashboard, "reloadSection", section="weather")
     assert response["error"]["code"] == -32602 and response["error"]["data"]["parameter"] == "section", response
     assert (dashboard.version, dashboard.state) == before
+    mirrors.assert_in_sync(dashboard)
+
+
+def test_views_and_adds_made_through_product_detail_trend_after_a_dashboard_reload(mirrors: Mirrors, catalog):
+    dashboard = open_settled(mirrors, "dashboard")
+    assert dashboard.state["trending"] == {"phase": "loaded", "error": None, "items": []}, "a new shop has no views"
+    viewed, added = catalog.state["products"][0]["id"], in_stock_id(catalog)
+    if viewed == added:
+        viewed = catalog.state["products"][1]["id"]
+    # Three openings of one product (each is one view; loads within an opening are not), one of another
+    # with an add to its cart: scores 3 and 1 + 3 x 1.
+    for _ in range(3):
+        detail = open_settled(mirrors, "productDetail", {"productId": viewed})
+        ok(action(mirrors, detail, "refresh"))
+        mirrors.close(detail)
+    detail = open_settled(mirrors, "productDetail", {"productId": added})
+    ok(action(mirrors, detail, "addToCart"))
+    assert dashboard.state["trending"]["items"] == [], "trending is not live: it changes on a reload"
+
+    ok(action(mirrors, dashboard, "reloadSection", section="trending"))
+
+    trending = dashboard.state["trending"]
+    assert trending["phase"] == "loaded" and trending["error"] is None
+    assert [(item["product"]["id"], item["views"], item["cartAdds"]) for item in trending["items"]] == [
+        (added, 1, 1), (viewed, 3, 0)]
+    assert trending["items"][0]["product"] == next(
+        product for product in catalog.state["products"] if product["id"] == added)
+    mirrors.assert_in_sync(dashboard)
+
+
+def test_an_analytics_outage_fails_only_the_trending_section_and_no_action(spawn):
+    session = spawn("--faults", "analytics:failure-rate=1")
+    session.initialize()
+    mirrors = Mirrors(session)
+    product_id = in_stock_id(open_settled(mirrors, "catalog"))
+    detail = open_settled(mirrors, "productDetail", {"productId": product_id})
+    assert detail.state["phase"] == "loaded"
+    ok(action(mirrors, detail, "incrementQuantity"))
+    ok(action(mirrors, detail, "addToCart"))
+    dashboard = open_settled(mirrors, "dashboard")
+    assert dashboard.state["trending"]["phase"] == "failed"
+    assert dashboard.state["trending"]["error"]["retryable"] is True
+    assert dashboard.state["featured"]["phase"] == "loaded" and dashboard.state["categories"]["phase"] == "loaded"
+    ok(action(mirrors, dashboard, "reloadSection", section="trending"))
+    assert dashboard.state["trending"]["phase"] == "failed"
     mirrors.assert_in_sync(dashboard)

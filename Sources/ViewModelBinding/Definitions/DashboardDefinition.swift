@@ -8,7 +8,7 @@ extension DashboardViewModel: ScreenViewModel {}
 struct SectionArguments: Decodable { var section: DashboardSection }
 
 extension ViewModelDefinition<ShopEnvironment> {
-    /// `dashboard`: featured, categories, recent orders and recommendations, each loaded on its own.
+    /// `dashboard`: featured, categories, recent orders, recommendations and trending, each loaded on its own.
     public static let dashboard = ViewModelDefinition.screen(
         "dashboard",
         actions: [

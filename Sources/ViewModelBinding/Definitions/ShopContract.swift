@@ -66,7 +66,14 @@ extension ProtocolContract<ShopEnvironment> {
             "lastOrder": ["description": "The order the last successful checkout placed; null before, and again once the cart changes."],
             "notices": ["description": "Lines that went without the user removing them; cleared by the user's next change, a checkout or dismissNotices."],
         ],
-        "DashboardState": ["recentOrders": ["description": "The account's last 3 orders, newest first; failed with a sign-in message for a guest."]],
+        "DashboardState": [
+            "recentOrders": ["description": "The account's last 3 orders, newest first; failed with a sign-in message for a guest."],
+            "trending": ["description": "The products most viewed and added to carts over the last 24 hours (score views + 3 × cartAdds, ties by name), at most 5, only products still in the catalog. Not live: it changes on reload or reloadSection (which include every view and add recorded before them), when a product is deleted, and on a resync."],
+        ],
+        "TrendingItem": [
+            "views": ["minimum": 0, "description": "Times a productDetail loaded the product (once per opening) in the last 24 hours, by anyone."],
+            "cartAdds": ["minimum": 0, "description": "Adds to a cart stored in the last 24 hours (adds, not units), by anyone."],
+        ],
         "LoginState": [
             "phase": ["description": "loggedOut -> loggingIn -> loggedIn, or failed; loggedIn whenever the session is signed in, however (registration, resume)."],
             "message": ["description": "Why the last attempt failed (the same for a wrong email and a wrong password), or why the last sign-in ended (signed out elsewhere, expired)."],
@@ -123,4 +130,5 @@ public func registerShopVocabulary(_ generator: SchemaGenerator) {
     generator.name(AccountSummary.self, as: "AccountSummary")
     generator.name(CappedLineSnapshot.self, as: "CappedLineSnapshot")
     generator.name(ProfileFields.self, as: "ProfileFields")
+    generator.name(TrendingItem.self, as: "TrendingItem")
 }
