@@ -265,6 +265,10 @@ public final class CartViewModel {
             for line in lines where deleted.contains(line.productId) && !notices.contains(where: { $0.productId == line.productId }) {
                 notices.append(CartNotice(productDeleted: line))
             }
+        case .productChanged(let product) where lines.contains(where: { $0.productId == product.id }):
+            // A line's unit price is the product's current price (what checkout charges): load the cart
+            // as it is now, priced again.
+            reloadForFeed()
         case .resync:
             reloadForFeed()
         case .shopperDataChanged(let shopper) where shopper == session.shopper:
