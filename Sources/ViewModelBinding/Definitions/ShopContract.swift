@@ -53,13 +53,18 @@ extension ProtocolContract<ShopEnvironment> {
         ],
         "ProductFormState": [
             "errors": ["description": "Messages of the invalid fields the user has edited, by field name; after a refused submit, of every invalid field."],
-            "createdProductId": ["description": "The product the last successful submission created; null otherwise."],
+            "createdProductId": ["description": "The product the last successful submission created; null otherwise (always in edit mode)."],
+            "mode": ["description": "create (no open args) or edit (open args {productId}): the fields show the stored product and submit stores them."],
+            "productId": ["description": "The product edited; null in create mode."],
+            "hasChanges": ["description": "Whether the fields differ from the stored product (edit) or an empty form (create). While false, a change stored elsewhere shows in the fields."],
+            "phase": ["description": "The categories load (and in edit mode the product's): failed when the edited product does not exist or was deleted."],
         ],
         "ProductFormFields": [
             "name": ["description": "3 to 120 characters once trimmed, no control characters."],
             "description": ["description": "At most 500 characters."],
             "price": ["description": "A decimal such as \"12.50\": greater than 0, at most 1000000.00, at most two decimals."],
             "category": ["description": "A category id."],
+            "stock": ["description": "Units in stock: a whole number from 0 to 1000000 in decimal digits; \"100\" in a new form."],
         ],
         "CartState": [
             "lines": ["description": "In the order products were first added; a line's total is unitPrice × quantity, computed in minor units."],
