@@ -8,7 +8,7 @@ extension ProtocolContract<ShopEnvironment> {
     /// The shop's ViewModel types and the vocabulary of their states: the contract `rpc.discover`,
     /// `protocol/openrpc.json` and `protocol/schemas/` are derived from.
     public static let shop = ProtocolContract(
-        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile],
+        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile, .priceTicker],
         vocabulary: registerShopVocabulary,
         notes: shopNotes,
         extraComponents: [
@@ -91,6 +91,15 @@ extension ProtocolContract<ShopEnvironment> {
             "email": ["description": "Unique among accounts, case ignored."],
             "bio": ["description": "At most 500 characters; line breaks allowed."],
         ],
+        "PriceTickerState": [
+            "phase": ["description": "loading on open and connect; failed when the product does not exist or was deleted (not retryable)."],
+            "name": ["description": "The product's name; empty until loaded."],
+            "currentPrice": ["description": "The product's price now; null until loaded."],
+            "stock": ["minimum": 0, "description": "The product's units in stock now; null until loaded."],
+            "priceHistory": ["maxItems": 100, "description": "The last 100 changes of price or stock (edits, orders, a market simulation), oldest first; its last point is the current price and stock once every change has loaded."],
+            "isConnected": ["description": "Whether stored changes from any server show (open connects; disconnect stops, connect loads again)."],
+        ],
+        "PricePointSnapshot": ["stock": ["minimum": 0], "at": ["description": "When the price and stock became these."]],
         "AccountSummary": ["id": ["minimum": 1]],
         "CappedLineSnapshot": ["requested": ["minimum": 1], "kept": ["minimum": 0]],
         "ProductInfo": ["stock": ["minimum": 0], "maxPerOrder": ["minimum": 1]],
@@ -128,4 +137,5 @@ public func registerShopVocabulary(_ generator: SchemaGenerator) {
     generator.name(AccountSummary.self, as: "AccountSummary")
     generator.name(CappedLineSnapshot.self, as: "CappedLineSnapshot")
     generator.name(ProfileFields.self, as: "ProfileFields")
+    generator.name(PricePointSnapshot.self, as: "PricePointSnapshot")
 }
