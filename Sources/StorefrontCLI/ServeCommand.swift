@@ -36,8 +36,25 @@ struct ServeCommand: ParsableCommand {
         discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles). Off by default."))
     var faults: String?
 
+    @Option(help: ArgumentHelp(
+        "Simulate a market: change prices and stock of the catalog's products RATE times per second (a seeded random walk, stored like real edits, so every server on the database shows it).",
+        discussion: "A simulation for demos and load tests, announced in initialize's capabilities.simulation. Off by default.",
+        valueName: "RATE"))
+    var simulateMarket: Int?
+
+    @Option(help: "The seed of --simulate-market's random walk (default 1).")
+    var simulateSeed: UInt64 = 1
+
+    /// The market simulation asked for, if any.
+    var marketSimulation: MarketSimulation? {
+        simulateMarket.map { MarketSimulation(rate: $0, seed: simulateSeed) }
+    }
+
     func validate() throws {
         guard maxMessageBytes >= 64 else { throw ValidationError("--max-message-bytes must be at least 64") }
+        if let simulateMarket, !(1...100_000).contains(simulateMarket) {
+            throw ValidationError("--simulate-market must be from 1 to 100000 changes per second")
+        }
         if let faults {
             do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
         }
@@ -68,9 +85,11 @@ struct ServeCommand: ParsableCommand {
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
             let services = ShopServices.live(
-                database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval)
+                database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval,
+                market: marketSimulation)
             let assembly = ServerAssembly(
-                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger)
+                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger,
+                simulation: marketSimulation)
             logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
