@@ -23,16 +23,17 @@ struct StorefrontBench: ParsableCommand {
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin, ticker
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
 
         /// Whether the measurement runs on the large catalog (`--products`).
-        var usesCatalog: Bool { !isProtocol && self != .propagation && self != .cpu && self != .signin }
+        var usesCatalog: Bool { !isProtocol && self != .propagation && self != .cpu && self != .signin && self != .ticker }
 
-        /// What runs when no --mode is given: everything but the long reliability load.
-        static let standard = allCases.filter { $0 != .load }
+        /// What runs when no --mode is given: everything but the long reliability load and the ticker
+        /// flood.
+        static let standard = allCases.filter { $0 != .load && $0 != .ticker }
     }
 
     @Option(help: "The storefront executable (default: storefront next to this executable).")
@@ -79,6 +80,15 @@ struct StorefrontBench: ParsableCommand {
 
     @Option(help: "Server CPU clock ticks spent on each half of a cpu measurement (cart changes, then pings).")
     var cpuTicks = 100
+
+    @Option(help: "Changes per second of the ticker measurement's market simulation.")
+    var tickerRate = 1_000
+
+    @Option(help: "Seconds each ticker reader reads for.")
+    var tickerSeconds = 10.0
+
+    @Option(help: "Seconds the slow ticker reader leaves the output unread between reads.")
+    var slowReadSeconds = 1.0
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
@@ -135,6 +145,7 @@ struct StorefrontBench: ParsableCommand {
             case .propagation: try propagation(path)
             case .load: try load(path, database: database)
             case .signin: try signingIn(path)
+            case .ticker: try ticker(path)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }
