@@ -4,9 +4,9 @@ import Shop
 /// One product's price and stock, live: the current values and the last 100 of its price history.
 ///
 /// Opening connects: the product and its history load and every stored change of the product (from this
-/// or another server: a product edit, a market simulation, an order's stock) shows. Changes that arrive
-/// while the history is loading coalesce into one more load, so a fast stream costs at most one load at a
-/// time. `disconnect()` stops following (the state stays as it was; every task is cancelled);
+/// or another server: a product edit, a market simulation, an order's stock) shows, loaded with its
+/// history (the current price is then the history's last point). Changes that arrive while that load
+/// runs coalesce into one more load, so a fast stream costs at most one load at a time. `disconnect()` stops following (the state stays as it was; every task is cancelled);
 /// `connect()` loads again and follows again. A deleted product fails the ticker.
 @MainActor @Observable
 public final class PriceTickerViewModel {
@@ -149,7 +149,8 @@ public final class PriceTickerViewModel {
         guard isConnected else { return }
         switch event {
         case .productChanged(let changed) where changed.id == productId && phase == .loaded:
-            product = changed
+            // Shown with the history that ends with it (one load, which also coalesces a burst): the
+            // current price and the history's last point move together, and a burst costs one patch.
             followStoredChanges()
         case .orderPlaced(let order, _) where phase == .loaded && order.lines.contains { $0.productId == productId }:
             followStoredChanges()

@@ -85,10 +85,10 @@ struct StorefrontBench: ParsableCommand {
     var tickerRate = 1_000
 
     @Option(help: "Seconds each ticker reader reads for.")
-    var tickerSeconds = 10.0
+    var tickerSeconds = 20.0
 
     @Option(help: "Seconds the slow ticker reader leaves the output unread between reads.")
-    var slowReadSeconds = 1.0
+    var slowReadSeconds = 5.0
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"

@@ -54,8 +54,8 @@ import Testing
         change(to: 1_900, minute: 1)
         await settle { gate.waiting == 1 }  // the follow-up load reads
         for (index, price) in [1_800, 1_700, 1_600].enumerated() { change(to: Int64(price), minute: Double(index + 2)) }
-        // The price shows at once; the history loads once more for the three changes that came meanwhile.
-        #expect(viewModel.state.currentPrice == Money(minorUnits: 1_600))
+        // Shown with the history: once more for the three changes that came meanwhile.
+        #expect(viewModel.state.currentPrice == Money(minorUnits: 2_000))
         gate.open()
         await events.settled()
         #expect(catalog.priceHistory.calls.count == 3)  // the open's, the follow-up's, and one more

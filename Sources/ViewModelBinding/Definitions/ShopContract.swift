@@ -96,7 +96,7 @@ extension ProtocolContract<ShopEnvironment> {
             "name": ["description": "The product's name; empty until loaded."],
             "currentPrice": ["description": "The product's price now; null until loaded."],
             "stock": ["minimum": 0, "description": "The product's units in stock now; null until loaded."],
-            "priceHistory": ["maxItems": 100, "description": "The last 100 changes of price or stock (edits, orders, a market simulation), oldest first; its last point is the current price and stock once every change has loaded."],
+            "priceHistory": ["maxItems": 100, "description": "The last 100 changes of price or stock (edits, orders, a market simulation), oldest first; its last point is currentPrice and stock once the changes have loaded."],
             "isConnected": ["description": "Whether stored changes from any server show (open connects; disconnect stops, connect loads again)."],
         ],
         "PricePointSnapshot": ["stock": ["minimum": 0], "at": ["description": "When the price and stock became these."]],
