@@ -8,7 +8,8 @@ extension StorefrontBench {
     /// A `priceTicker` under `serve --simulate-market <rate>` on a one-product catalog (every change is the
     /// ticker's), read by a fast client (reads as output arrives) and by a slow one (reads every
     /// `slowReadSeconds`): notifications and bytes per second received, the largest notification, the most
-    /// read in one go, the server's peak RSS, and whether the mirror equals `viewModel/get` at the end.
+    /// read in one go, the server's CPU (simulating, storing and notifying) and peak RSS; the mirror must
+    /// equal `viewModel/get` at the end.
     func ticker(_ path: String) throws -> [Measurement] {
         let folder = try TemporaryFolder()
         return try [("tickerFast", 0.0), ("tickerSlow", slowReadSeconds)].map { name, pause in
@@ -40,6 +41,7 @@ extension StorefrontBench {
         var bytes = 0
         var largest = 0
         var mostAtOnce = 0
+        let ticksBefore = try child.cpuTicks()
         let start = monotonicNanoseconds()
         let end = start + UInt64(tickerSeconds * 1e9)
         func count(_ change: BenchSession.Change?) {
@@ -64,6 +66,7 @@ extension StorefrontBench {
             }
         }
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        let cpuPercent = Double(try child.cpuTicks() - ticksBefore) / Double(sysconf(Int32(_SC_CLK_TCK))) / seconds * 100
         // The mirror (patches applied) equals the server's state once the answer to a get is read.
         let current = try session.call("viewModel/get", ["viewModel": .string(ticker)]).result
         let matches = current["state"] == session.mirrors[ticker]
@@ -76,6 +79,7 @@ extension StorefrontBench {
             ("notificationsPerSecond", Double(notifications) / seconds, "/s"),
             ("kilobytesPerSecond", Double(bytes) / seconds / 1024, "KiB/s"),
             ("largestBytes", Double(largest), "B"),
+            ("serverCPU", cpuPercent, "%"),
         ]
         if pauseSeconds > 0 { figures.append(("mostPerRead", Double(mostAtOnce), "")) }
         return Measurement(name: name, framing: .ndjson, runs: 1, count: notifications, figures: figures, peakRSSKiB: peak)
