@@ -81,4 +81,32 @@ import Testing
         #expect(viewModel.lines == after.lines)
         #expect(viewModel.state.totals.subtotal == Money(minorUnits: 1_998))
     }
+
+    @Test func theDashboardShowsTheNewPriceAndDropsARecommendationOutOfStock() async throws {
+        let recommendations = RecommendationServiceDouble()
+        let featured = Fixture.product(1, featured: true)
+        let suggested = [Fixture.product(2), Fixture.product(3)]
+        catalog.featured.returns([featured])
+        catalog.categories.returns([Fixture.books])
+        orders.recentOrders.returns([])
+        recommendations.recommendations.returns(suggested)
+        let dashboard = DashboardViewModel(
+            catalog: catalog, orders: orders, recommendations: recommendations, events: events,
+            session: .signedInForTests(events: events))
+        dashboard.appear()
+        await settle { dashboard.featured.phase == .loaded && dashboard.recommended.phase == .loaded }
+
+        var cheaper = featured
+        cheaper.price = Money(minorUnits: 1)
+        events.publish(.productChanged(cheaper))
+        #expect(dashboard.featured.items == [cheaper])
+        #expect(recommendations.recommendations.calls.count == 1)
+
+        var soldOut = suggested[0]
+        soldOut.stock = 0
+        recommendations.recommendations.returns([suggested[1]])
+        events.publish(.productChanged(soldOut))
+        await events.settled()
+        #expect(dashboard.recommended.items == [suggested[1]])
+    }
 }
