@@ -164,3 +164,70 @@ def test_the_market_simulation_is_announced_only_when_on_and_every_mirror_follow
     for mirror in (ticker, catalog):
         mirrors.assert_in_sync(mirror)
     other.assert_in_sync(other_ticker)
+
+
+def test_a_seeded_random_mix_of_ticker_form_and_cart_actions_on_two_servers_keeps_every_mirror_true(spawn, tmp_path):
+    import random
+
+    rng = random.Random(20261122)
+    database = str(tmp_path / "mix.sqlite")
+    products = ["p-0031", "p-0032", "p-0033"]
+    sides = []
+    for _ in range(2):
+        server = spawn("--database", database)
+        server.initialize()
+        mirrors = Mirrors(server)
+        side = {
+            "mirrors": mirrors,
+            "tickers": {pid: open_settled(mirrors, "priceTicker", {"productId": pid}) for pid in products},
+            "forms": {pid: edit_form(mirrors, pid) for pid in products},
+            "cart": open_settled(mirrors, "cart"),
+            "detail": open_settled(mirrors, "productDetail", {"productId": products[0]}),
+        }
+        sides.append(side)
+
+    for step in range(60):
+        side = rng.choice(sides)
+        mirrors = side["mirrors"]
+        pid = rng.choice(products)
+        kind = rng.randrange(6)
+        if kind <= 1:
+            form = side["forms"][pid]
+            ok(action(mirrors, form, "setField", field="price", value=f"{rng.randrange(100, 99_999) / 100:.2f}"))
+            if rng.random() < 0.5:
+                ok(action(mirrors, form, "setField", field="stock", value=str(rng.randrange(5, 500))))
+            response = action(mirrors, form, "submit")
+            assert "error" not in response or response["error"]["code"] == -32001, response
+        elif kind == 2:
+            response = action(mirrors, side["cart"], "add", productId=pid, quantity=1)
+            assert "error" not in response or response["error"]["code"] == -32001, response
+        elif kind == 3:
+            response = action(mirrors, side["cart"], "remove", productId=pid)
+            assert "error" not in response or response["error"]["code"] == -32001, response
+        elif kind == 4:
+            ticker = side["tickers"][pid]
+            ok(action(mirrors, ticker, "disconnect" if ticker.state["isConnected"] and rng.random() < 0.5 else "connect"))
+        else:
+            ok(action(mirrors, side["tickers"][pid], "refresh"))
+        if step % 10 == 9:
+            for each in sides:
+                for mirror in [*each["tickers"].values(), *each["forms"].values(), each["cart"], each["detail"]]:
+                    each["mirrors"].assert_in_sync(mirror)
+
+    # Connected again, every ticker on both servers comes to show what is stored, and the same.
+    for side in sides:
+        for ticker in side["tickers"].values():
+            if not ticker.state["isConnected"]:
+                ok(action(side["mirrors"], ticker, "connect"))
+    for pid in products:
+        # A ticker opened now loads what is stored (no more changes are made).
+        stored = open_settled(sides[0]["mirrors"], "priceTicker", {"productId": pid}).state
+        sides[1]["mirrors"].wait_until(
+            sides[1]["tickers"][pid],
+            lambda state: state["currentPrice"] == stored["currentPrice"] and state["stock"] == stored["stock"])
+        sides[0]["mirrors"].wait_until(
+            sides[0]["tickers"][pid],
+            lambda state: state["currentPrice"] == stored["currentPrice"] and state["stock"] == stored["stock"])
+    for side in sides:
+        for mirror in side["tickers"].values():
+            side["mirrors"].assert_in_sync(mirror)
