@@ -2,6 +2,7 @@ import Shop
 
 /// Everything a price ticker shows, as one value.
 public struct PriceTickerState: Codable, Equatable, Sendable {
+    /// The product's load: `failed` when it does not exist or was deleted.
     public var phase: PhaseName
     /// The load's failure; `null` when none.
     @ExplicitNull public var error: ErrorInfo?
@@ -21,7 +22,9 @@ public struct PriceTickerState: Codable, Equatable, Sendable {
 
 /// One point of a price history.
 public struct PricePointSnapshot: Codable, Equatable, Sendable {
+    /// The unit price.
     public var price: Money
+    /// The units in stock.
     public var stock: Int
     /// From when the price and stock were these.
     public var at: Timestamp

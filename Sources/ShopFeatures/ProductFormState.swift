@@ -29,7 +29,10 @@ public struct ProductFormState: Codable, Equatable, Sendable {
 
 /// Whether the form creates a product or edits one. Raw values are the wire names.
 public enum ProductFormMode: String, Codable, CaseIterable, Sendable {
-    case create, edit
+    /// A new product (opened without args).
+    case create
+    /// An existing product (opened with `{productId}`).
+    case edit
 }
 
 /// The form's field values as typed.
