@@ -62,6 +62,12 @@ struct CountedCatalogService: CatalogService {
     @MainActor func delete(ids: [String]) async throws {
         try await counter.count { try await base.delete(ids: ids) }
     }
+    @MainActor func update(id: String, _ update: ProductUpdate) async throws -> Product {
+        try await counter.count { try await base.update(id: id, update) }
+    }
+    @MainActor func priceHistory(productId: String, limit: Int) async throws -> [PricePoint] {
+        try await counter.count { try await base.priceHistory(productId: productId, limit: limit) }
+    }
 }
 
 struct CountedFavoritesService: FavoritesService {

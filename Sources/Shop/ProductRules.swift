@@ -62,4 +62,26 @@ public enum ProductRules {
         if product.maxPerOrder < 1 { errors["maxPerOrder"] = "At least 1 per order must be allowed." }
         return errors
     }
+
+    /// The most units a product's stock may be set to.
+    public static let maximumStock = 1_000_000
+
+    /// Checks stock text: a whole number from 0 to ``maximumStock`` written in decimal digits.
+    public static func stockTextError(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return "Stock is required." }
+        guard trimmed.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }), trimmed.count <= 7, let stock = Int(trimmed)
+        else { return "Stock must be a whole number from 0 to \(maximumStock)." }
+        return stock > maximumStock ? "Stock must be at most \(maximumStock)." : nil
+    }
+
+    /// Every problem of a changed product except its category's existence, keyed by field name, as
+    /// ``errors(for:)-(NewProduct)`` checks a new one; stock also at most ``maximumStock``.
+    public static func errors(for product: Product) -> [String: String] {
+        var errors = errors(for: NewProduct(
+            name: product.name, description: product.description, price: product.price, categoryId: product.categoryId,
+            stock: product.stock, maxPerOrder: product.maxPerOrder, isFeatured: product.isFeatured))
+        if product.stock > maximumStock { errors["stock"] = "Stock must be at most \(maximumStock)." }
+        return errors
+    }
 }

@@ -25,6 +25,8 @@ public enum ShopEvent: Equatable, Sendable {
     /// Changes were missed (the change log was pruned past this server's position, or the catalog was
     /// replaced): everything shown may be stale and is to be loaded again.
     case resync
+    /// An existing product's price, stock or text changed; the value is the product after the change.
+    case productChanged(Product)
 
     /// Whether the set of products or their counts per category changed.
     public var changesCatalog: Bool {

@@ -28,6 +28,10 @@ public final class CartViewModel {
     @ObservationIgnored private let orders: any OrderService
     @ObservationIgnored private let analytics: any AnalyticsService
     @ObservationIgnored private let events: ShopEvents
+    /// The load that prices the cart again after its products changed, while one runs.
+    @ObservationIgnored private var priceReload: Task<Void, Never>?
+    /// Products changed while `priceReload` ran: it loads once more.
+    @ObservationIgnored private var priceReloadAgain = false
     @ObservationIgnored private let session: ShopSession
     /// The cart revision shown when the last checkout ended; a newer one starts a new checkout story.
     @ObservationIgnored private var checkoutEndRevision: Int64?
@@ -90,6 +94,9 @@ public final class CartViewModel {
         checkoutTask?.cancel()
         for task in changeTasks.values { task.cancel() }
         changeTasks = [:]
+        priceReload?.cancel()
+        priceReload = nil
+        priceReloadAgain = false
         if phase == .loading { phase = .idle }
     }
 
@@ -286,6 +293,10 @@ public final class CartViewModel {
             for line in lines where deleted.contains(line.productId) && !notices.contains(where: { $0.productId == line.productId }) {
                 notices.append(CartNotice(productDeleted: line))
             }
+        case .productChanged(let product) where lines.contains(where: { $0.productId == product.id }):
+            // A line's unit price is the product's current price (what checkout charges): load the cart
+            // as it is now, priced again.
+            reloadForPriceChange()
         case .resync:
             reloadForFeed()
         case .shopperDataChanged(let shopper) where shopper == session.shopper:
@@ -302,6 +313,26 @@ public final class CartViewModel {
         default:
             break
         }
+    }
+
+    /// Loads the cart priced again after a product in it changed: one load at a time, changes arriving
+    /// meanwhile read by one more (a market simulation changes prices many times a second). Tracked, so
+    /// an action's answer waits for it.
+    private func reloadForPriceChange() {
+        if priceReload != nil {
+            priceReloadAgain = true
+            return
+        }
+        let task = Task { [weak self, cartService, shopper = session.shopper] in
+            repeat {
+                self?.priceReloadAgain = false
+                guard let cart = try? await cartService.cart(of: shopper), !Task.isCancelled else { break }
+                self?.apply(cart, of: shopper)
+            } while self?.priceReloadAgain == true && !Task.isCancelled
+            if !Task.isCancelled { self?.priceReload = nil }
+        }
+        priceReload = task
+        events.track(task)
     }
 
     /// Loads the cart as it is after changes were missed (tracked, so an action's answer waits for it).

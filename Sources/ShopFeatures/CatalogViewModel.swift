@@ -345,6 +345,20 @@ public final class CatalogViewModel {
             // Anyone's order changes stock.
             let listed = Set(products.map(\.id))
             if order.lines.contains(where: { listed.contains($0.productId) }) { refreshQuietly() }
+        case .productChanged(let product):
+            if let index = products.firstIndex(where: { $0.id == product.id }) {
+                // Shown at once; the list loads again only if the change can move it or take it out.
+                let old = products[index]
+                products[index] = product
+                if old.name != product.name || old.description != product.description
+                    || old.categoryId != product.categoryId || (sort == .price && old.price != product.price) {
+                    refreshQuietly()
+                }
+            } else if sort == .price || !query.isEmpty {
+                // A product not listed may now sort into the loaded pages or match the search. (A rename
+                // that would sort an unlisted product into a name-sorted list shows at the next reload.)
+                refreshQuietly()
+            }
         case .resync:
             knownCategoryIds = nil
             events.track(tasks.run { [weak self] in await self?.loadCategoryIds() })

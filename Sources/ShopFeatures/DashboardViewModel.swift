@@ -5,7 +5,8 @@ import Shop
 /// The home screen: featured products, categories with counts, recent orders, recommendations and
 /// trending products, each loading (and failing) on its own.
 ///
-/// Feed: a placed order joins `recentOrders` at once and refreshes `recommended`; catalog changes
+/// Feed: a placed order joins `recentOrders` at once and refreshes `recommended`; a changed product shows
+/// its new price and stock where listed (out of stock, it leaves `recommended`); catalog changes
 /// refresh `featured` and `categories` (and deletions `trending`); favourite changes refresh
 /// `recommended`. Refreshes triggered by the feed keep showing the current items (no `loading`).
 /// `trending` is not live: views and adds are not on the feed (they would reload every dashboard on
@@ -260,6 +261,14 @@ public final class DashboardViewModel {
             }
         case .resync:
             for section in DashboardSection.allCases { refreshQuietly(section) }
+        case .productChanged(let product):
+            // Shown with its new price and stock where it is listed; one out of stock leaves the
+            // recommendations (only products in stock are recommended).
+            if let index = featured.items.firstIndex(where: { $0.id == product.id }) { featured.items[index] = product }
+            if let index = recommended.items.firstIndex(where: { $0.id == product.id }) {
+                recommended.items[index] = product
+                if !product.isInStock { refreshQuietly(.recommended) }
+            }
         default:
             break
         }

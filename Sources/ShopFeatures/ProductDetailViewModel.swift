@@ -7,7 +7,7 @@ import Shop
 /// against the per-order maximum and the stock); stepping past a bound is refused with an error (state
 /// unchanged). A favourites outage shows the product with its favourite mark unknown. Feed: favourite and
 /// cart changes made elsewhere apply at once; deleting the product fails the page; an order of this
-/// product reloads it quietly (its stock changed).
+/// product reloads it quietly (its stock changed); a change of the product (price, stock, text) shows at once.
 ///
 /// Analytics: `productViewed` when the product first loads after ``appear()``, `quantityChanged` on each
 /// step of the quantity, `favoriteAdded`/`favoriteRemoved` when a toggle is stored, `addedToCart` when an
@@ -363,6 +363,9 @@ public final class ProductDetailViewModel {
                 guard let product = try? await catalog.product(id: productId), !Task.isCancelled else { return }
                 self?.show(product)
             })
+        case .productChanged(let changed) where changed.id == productId && phase == .loaded:
+            // Its price, stock or text changed (here or in another server): show it as stored.
+            show(changed)
         case .resync where phase == .loaded:
             reloadForFeed(includingProduct: true)
         case .sessionChanged where phase == .loaded, .shopperDataChanged(session.shopper) where phase == .loaded:

@@ -1,6 +1,6 @@
 import Shop
 
-/// Everything the new-product form shows, as one value.
+/// Everything the product form shows, as one value.
 public struct ProductFormState: Codable, Equatable, Sendable {
     /// The categories load (needed to validate `category`).
     public var phase: PhaseName
@@ -19,6 +19,20 @@ public struct ProductFormState: Codable, Equatable, Sendable {
     @ExplicitNull public var createdProductId: String?
     /// The categories to choose from, by name.
     public var categories: [CategoryOption]
+    /// `create` (a new product) or `edit` (the product `productId`).
+    public var mode: ProductFormMode = .create
+    /// The product edited; `null` in create mode.
+    @ExplicitNull public var productId: String?
+    /// Whether the fields differ from the stored product (edit mode) or from an empty form (create mode).
+    public var hasChanges: Bool = false
+}
+
+/// Whether the form creates a product or edits one. Raw values are the wire names.
+public enum ProductFormMode: String, Codable, CaseIterable, Sendable {
+    /// A new product (opened without args).
+    case create
+    /// An existing product (opened with `{productId}`).
+    case edit
 }
 
 /// The form's field values as typed.
@@ -31,9 +45,20 @@ public struct ProductFormFields: Codable, Equatable, Sendable {
     public var price = ""
     /// A category id.
     public var category = ""
+    /// Units in stock: a whole number from 0 to 1000000 (a new product starts with 100).
+    public var stock = "100"
 
-    /// Empty fields.
+    /// Empty fields (stock 100, as a new product gets by default).
     public init() {}
+
+    /// The fields showing a stored product.
+    public init(_ product: Product) {
+        name = product.name
+        description = product.description
+        price = product.price.description
+        category = product.categoryId
+        stock = String(product.stock)
+    }
 
     subscript(field: ProductFormField) -> String {
         get {
@@ -42,6 +67,7 @@ public struct ProductFormFields: Codable, Equatable, Sendable {
             case .description: description
             case .price: price
             case .category: category
+            case .stock: stock
             }
         }
         set {
@@ -50,6 +76,7 @@ public struct ProductFormFields: Codable, Equatable, Sendable {
             case .description: description = newValue
             case .price: price = newValue
             case .category: category = newValue
+            case .stock: stock = newValue
             }
         }
     }
@@ -57,7 +84,7 @@ public struct ProductFormFields: Codable, Equatable, Sendable {
 
 /// The form's fields; raw values are the wire names.
 public enum ProductFormField: String, Codable, WireEnum {
-    case name, description, price, category
+    case name, description, price, category, stock
 
     /// Decodes a wire name; an unknown one is an error listing the fields.
     public init(from decoder: any Decoder) throws {

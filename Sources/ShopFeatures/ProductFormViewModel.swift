@@ -2,13 +2,18 @@ import Foundation
 import Observation
 import Shop
 
-/// The form that creates a product.
+/// The form that creates a product, or (given a product id) changes one.
 ///
 /// Validation runs continuously; `errors` shows the messages of the fields the user has edited, and
 /// of every field once a submission was tried. `submit()` on an invalid form is refused with
 /// `validationFailed`, its `details` naming every invalid field (and `errors` now shows them all). A
 /// succeeded form is not submitted twice: changing a field starts a new product, `reset()` empties it.
 /// A created product is published on the feed by the catalog service, so open catalogs reload.
+///
+/// Edit mode loads the product into the fields with the categories; `submit()` stores the fields as the
+/// product's new name, description, price, category and stock, and `reset()` puts back the stored values.
+/// A change of the product stored elsewhere (another form, a checkout's stock, another server) shows in
+/// the fields while the user has no unsaved edits (`hasChanges` false); otherwise the edits stay.
 @MainActor @Observable
 public final class ProductFormViewModel {
     public private(set) var phase: Phase = .idle
@@ -17,20 +22,44 @@ public final class ProductFormViewModel {
     public private(set) var categories: [Category] = []
     public private(set) var submitPhase: SubmitPhase = .idle
     public private(set) var createdProductId: String?
+    /// The product edited (nil in create mode).
+    public let productId: String?
+    /// The edited product as last stored (nil in create mode and before it loaded).
+    public private(set) var storedProduct: Product?
 
     @ObservationIgnored private let catalog: any CatalogService
+    @ObservationIgnored private let events: ShopEvents
+    @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private let load = ReplaceableLoad()
+    @ObservationIgnored private let tasks = TaskBag()
     @ObservationIgnored private var submitTask: Task<(any Error)?, Never>?
 
-    /// Creates the ViewModel; categories load on ``appear()``.
-    public init(catalog: any CatalogService) {
+    /// Creates the ViewModel; categories (and in edit mode the product) load on ``appear()``.
+    /// - Parameters:
+    ///   - catalog: The catalog.
+    ///   - productId: The product to edit; nil for a form that creates one.
+    ///   - events: The feed an edit form follows the product's stored changes on.
+    public init(catalog: any CatalogService, productId: String? = nil, events: ShopEvents = ShopEvents()) {
         self.catalog = catalog
+        self.productId = productId
+        self.events = events
     }
 
     /// Creates the ViewModel from the service container.
-    public convenience init(services: ShopServices) {
-        self.init(catalog: services.catalog)
+    public convenience init(services: ShopServices, productId: String? = nil) {
+        self.init(catalog: services.catalog, productId: productId, events: services.events)
     }
+
+    /// `create` or `edit`.
+    public var mode: ProductFormMode { productId == nil ? .create : .edit }
+
+    /// The fields as they are before the user edits them: the stored product's in edit mode.
+    public var originalFields: ProductFormFields {
+        storedProduct.map(ProductFormFields.init) ?? ProductFormFields()
+    }
+
+    /// Whether the fields differ from ``originalFields``.
+    public var hasChanges: Bool { fields != originalFields }
 
     // MARK: State
 
@@ -41,6 +70,7 @@ public final class ProductFormViewModel {
         errors[.description] = ProductRules.descriptionError(fields.description)
         errors[.price] = ProductRules.priceTextError(fields.price)
         errors[.category] = categoryError
+        errors[.stock] = ProductRules.stockTextError(fields.stock)
         return errors
     }
 
@@ -61,7 +91,7 @@ public final class ProductFormViewModel {
             phase: phase.name, error: phase.error ?? submitPhase.error, fields: fields,
             errors: Dictionary(uniqueKeysWithValues: visible.map { ($0.key.rawValue, $0.value) }),
             isValid: isValid, submitPhase: submitPhase.name, createdProductId: createdProductId,
-            categories: categories.map(CategoryOption.init))
+            categories: categories.map(CategoryOption.init), mode: mode, productId: productId, hasChanges: hasChanges)
     }
 
     // MARK: Lifecycle
@@ -69,13 +99,19 @@ public final class ProductFormViewModel {
     /// Loads the categories (phase becomes `loading` at once). Calling it again retries a failed load
     /// and otherwise does nothing.
     public func appear() {
+        if productId != nil, subscription == nil {
+            subscription = events.subscribe { [weak self] in self?.handle($0) }
+        }
         guard phase != .loading, phase != .loaded else { return }
         startLoad()
     }
 
-    /// Cancels every task.
+    /// Cancels every task and unsubscribes.
     public func close() {
+        subscription?.cancel()
+        subscription = nil
         load.cancel()
+        tasks.cancelAll()
         submitTask?.cancel()
         if phase == .loading { phase = .idle }
     }
@@ -89,11 +125,14 @@ public final class ProductFormViewModel {
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
         load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
-            [weak self, catalog] in
+            [weak self, catalog, productId] in
             do {
-                let summaries = try await catalog.categories()
+                async let summaries = catalog.categories()
+                async let product: Product? = if let productId { try await catalog.product(id: productId) } else { nil }
+                let (loadedSummaries, loadedProduct) = try await (summaries, product)
                 guard let self, !Task.isCancelled else { return false }
-                self.categories = summaries.map(\.category)
+                self.categories = loadedSummaries.map(\.category)
+                if let loadedProduct { self.showStored(loadedProduct) }
                 self.phase = .loaded
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
@@ -104,6 +143,15 @@ public final class ProductFormViewModel {
     }
 
     // MARK: Intents
+
+    /// Shows `product` as stored: its values replace the fields unless the user has unsaved edits.
+    private func showStored(_ product: Product) {
+        let keepsEdits = storedProduct != nil && hasChanges
+        storedProduct = product
+        guard !keepsEdits else { return }
+        fields = ProductFormFields(product)
+        touched = []
+    }
 
     /// Sets a field's value and marks it as edited. After a successful submission, this starts a new
     /// product (`submitPhase` goes back to `idle`).
@@ -120,7 +168,8 @@ public final class ProductFormViewModel {
     }
 
 
-    /// Creates the product; on success `createdProductId` names it.
+    /// Creates the product (on success `createdProductId` names it), or in edit mode stores the fields as
+    /// the product's values (on success the fields show the product as stored).
     /// - Throws: ``ShopError`` `validationFailed` (with every invalid field in `details`; `errors` now
     ///   shows every field's message, as a form does once submit is pressed), `alreadySubmitting`,
     ///   `alreadySubmitted` when this form already created its product, or the catalog's refusal. Operational
@@ -132,19 +181,30 @@ public final class ProductFormViewModel {
             throw ShopError.loadFailed("categories", message: "The categories could not be loaded: \(message)", retryable: retryable)
         }
         let errors = fieldErrors
-        guard errors.isEmpty, let price = Money(decimalString: fields.price.trimmingCharacters(in: .whitespaces)) else {
+        guard errors.isEmpty, let price = Money(decimalString: fields.price.trimmingCharacters(in: .whitespaces)),
+              let stock = Int(fields.stock.trimmingCharacters(in: .whitespaces))
+        else {
             touched = Set(ProductFormField.allCases)
             throw ShopError.validationFailed(Dictionary(uniqueKeysWithValues: errors.map { ($0.key.rawValue, $0.value) }))
         }
+        let name = fields.name.trimmingCharacters(in: .whitespacesAndNewlines)
         let newProduct = NewProduct(
-            name: fields.name.trimmingCharacters(in: .whitespacesAndNewlines), description: fields.description,
-            price: price, categoryId: fields.category)
+            name: name, description: fields.description, price: price, categoryId: fields.category, stock: stock)
+        let update = ProductUpdate(
+            name: name, description: fields.description, price: price, categoryId: fields.category, stock: stock)
         let previousPhase = submitPhase
         submitPhase = .submitting
-        let task = Task { [weak self, catalog] () -> (any Error)? in
+        let task = Task { [weak self, catalog, productId] () -> (any Error)? in
             do {
-                let product = try await catalog.create(newProduct)
-                self?.createdProductId = product.id
+                if let productId {
+                    let product = try await catalog.update(id: productId, update)
+                    self?.storedProduct = product
+                    self?.fields = ProductFormFields(product)
+                    self?.touched = []
+                } else {
+                    let product = try await catalog.create(newProduct)
+                    self?.createdProductId = product.id
+                }
                 self?.submitPhase = .succeeded
             } catch {
                 switch Failure(error) {
@@ -166,14 +226,44 @@ public final class ProductFormViewModel {
         if let refusal { throw refusal }
     }
 
-    /// Empties the form; if the categories failed to load, loads them again.
+    /// Empties the form (in edit mode: puts back the stored product's values); if the load failed, loads
+    /// again.
     /// - Throws: ``ShopError`` `alreadySubmitting` while a submission runs.
     public func reset() throws {
         guard submitTask == nil else { throw ShopError.alreadySubmitting }
-        fields = ProductFormFields()
+        fields = originalFields
         touched = []
         submitPhase = .idle
         createdProductId = nil
         if case .failed = phase { startLoad() }
+    }
+
+    // MARK: Feed
+
+    /// Loads the product as stored (tracked, so the answer of the action that caused it waits for it).
+    private func reloadProduct(_ productId: String) {
+        events.track(tasks.run { [weak self, catalog] in
+            guard let product = try? await catalog.product(id: productId), !Task.isCancelled else { return }
+            self?.showStored(product)
+        })
+    }
+
+    private func handle(_ event: ShopEvent) {
+        guard let productId, subscription != nil else { return }
+        switch event {
+        case .productChanged(let product) where product.id == productId && phase == .loaded:
+            showStored(product)
+        case .productsDeleted(let ids) where ids.contains(productId):
+            load.cancel()
+            tasks.cancelAll()
+            phase = .failed(message: "This product is no longer available.", retryable: false)
+        case .orderPlaced(let order, _) where phase == .loaded && order.lines.contains { $0.productId == productId }:
+            // Its stock changed.
+            reloadProduct(productId)
+        case .resync where phase == .loaded:
+            reloadProduct(productId)
+        default:
+            break
+        }
     }
 }

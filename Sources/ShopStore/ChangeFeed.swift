@@ -142,12 +142,20 @@ final class ChangeFeed {
             // the same.
             var lastCartEntry: [String: Int64] = [:]
             for entry in read where entry.kind == .cart && !knownSeqs.contains(entry.seq) { lastCartEntry[entry.subject] = entry.seq }
+            // Likewise each changed product is read once, for its last entry of the batch (a market
+            // simulation changes the same products many times a second).
+            var lastProductEntry: [String: Int64] = [:]
+            for entry in read where entry.kind == .productChanged && !knownSeqs.contains(entry.seq) { lastProductEntry[entry.subject] = entry.seq }
             for entry in read {
                 guard !knownSeqs.contains(entry.seq) else {
                     entries.append((entry.seq, []))
                     continue
                 }
                 let isLastCart = entry.kind == .cart && lastCartEntry[entry.subject] == entry.seq
+                if entry.kind == .productChanged && lastProductEntry[entry.subject] != entry.seq {
+                    entries.append((entry.seq, []))
+                    continue
+                }
                 entries.append((entry.seq, try Self.events(of: entry, db: db, readCart: isLastCart)))
             }
         }
@@ -178,6 +186,8 @@ final class ChangeFeed {
                 return try AccountRows.account(db, id: id).map { [.accountChanged($0)] } ?? []
             case .sessionEnded:
                 return [.sessionEnded(sessionId: entry.subject)]
+            case .productChanged:
+                return try StoredRows.product(db, id: entry.subject).map { [.productChanged($0)] } ?? []
             case .reset, nil:
                 return [.resync]
             }

@@ -32,6 +32,8 @@ enum ChangeLog {
         case account
         /// A session was signed out (subject its id).
         case sessionEnded
+        /// An existing product's price, stock or text changed (subject its id).
+        case productChanged
     }
 
     /// One entry.

@@ -26,6 +26,12 @@ struct FaultInjectingCatalogService: CatalogService {
     func delete(ids: [String]) async throws {
         try await injector.perform(.catalog) { try await base.delete(ids: ids) }
     }
+    func update(id: String, _ update: ProductUpdate) async throws -> Product {
+        try await injector.perform(.catalog) { try await base.update(id: id, update) }
+    }
+    func priceHistory(productId: String, limit: Int) async throws -> [PricePoint] {
+        try await injector.perform(.catalog) { try await base.priceHistory(productId: productId, limit: limit) }
+    }
 }
 
 struct FaultInjectingFavoritesService: FavoritesService {

@@ -80,6 +80,7 @@ struct LiveCatalogService: CatalogService {
                         StoredDate.milliseconds(product.createdAt), product.isFeatured,
                     ])
                 try IdempotencyRecord.record(db, key, outcome: ["productId": product.id], at: createdAt)
+                try PriceHistoryRows.record(db, product, at: createdAt)
                 return (product, try ChangeLog.append(db, .productCreated, product.id, at: createdAt))
             }
         }
@@ -126,5 +127,40 @@ struct LiveCatalogService: CatalogService {
         let first = seq - Int64(events.count - 1)
         let earlier = Dictionary(uniqueKeysWithValues: events.dropLast().enumerated().map { (first + Int64($0.offset), $0.element) })
         await feed.committed(seq, events.last!, earlier: earlier)
+    }
+
+    func update(id: String, _ update: ProductUpdate) async throws -> Product {
+        let now = now()
+        let key = IdempotencyKey.current
+        let (product, entries) = try await StorageError.mapping {
+            try await database.writer.write { db -> (Product, [(seq: Int64, events: [ShopEvent])]) in
+                guard let old = try StoredRows.product(db, id: id) else { throw ShopError.productNotFound(id) }
+                if case .replay = try IdempotencyRecord.check(db, key) { return (old, []) }
+                let new = update.applied(to: old)
+                let errors = ProductRules.errors(for: new)
+                guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
+                if new.categoryId != old.categoryId,
+                   try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM category WHERE id = ?)", arguments: [new.categoryId]) != true {
+                    throw ShopError.categoryNotFound(new.categoryId)
+                }
+                try IdempotencyRecord.record(db, key, outcome: ["productId": id], at: now)
+                guard new != old else { return (old, []) }
+                return (new, try ProductChangeRows.store(db, from: old, to: new, at: now))
+            }
+        }
+        await feed.committed(entries)
+        return product
+    }
+
+    func priceHistory(productId: String, limit: Int) async throws -> [PricePoint] {
+        let history = try await StorageError.mapping {
+            try await database.writer.read { db -> [PricePoint]? in
+                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM product WHERE id = ?)", arguments: [productId]) == true
+                else { return nil }
+                return try PriceHistoryRows.history(db, productId: productId, limit: limit)
+            }
+        }
+        guard let history else { throw ShopError.productNotFound(productId) }
+        return history
     }
 }

@@ -58,6 +58,10 @@ struct LiveOrderService: OrderService {
                                                        line.unitPrice.minorUnits, line.quantity])
                     try decrementStock.execute(arguments: [line.quantity, line.productId])
                 }
+                // The stock of each product bought changed: its history shows it (one point per product).
+                for productId in Set(order.lines.map(\.productId)).sorted() {
+                    try PriceHistoryRows.recordCurrent(db, productId: productId, at: now)
+                }
                 try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [owner])
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)

@@ -17,6 +17,8 @@ extension ShopServices {
     ///   - followingOtherProcesses: how often to look for changes other processes stored in a database
     ///     file (nil: never, as for a database only this process uses). The poll stops when the services
     ///     are released.
+    ///   - market: a market simulation to run on `clock` (nil: none, the default); it stops when the
+    ///     services are released.
     /// - Returns: The services and the feed.
     public static func live(
         database: ShopDatabase,
@@ -26,10 +28,19 @@ extension ShopServices {
         events: ShopEvents = ShopEvents(),
         now: @escaping @Sendable () -> Date = { Date() },
         hasher: PasswordHasher = PasswordHasher(),
-        followingOtherProcesses interval: Duration? = nil
+        followingOtherProcesses interval: Duration? = nil,
+        market: MarketSimulation? = nil
     ) -> ShopServices {
         let feed = ChangeFeed(database: database, events: events)
         if let interval, database.path != ":memory:" { _ = feed.follow(every: interval, clock: clock) }
+        if let market {
+            // The simulator holds the feed weakly: released services end it.
+            Task { @MainActor [weak feed] in
+                guard let simulator = feed.map({ MarketSimulator(database: database, feed: $0, settings: market, now: now) })
+                else { return }
+                await simulator.run(clock: clock)
+            }
+        }
         let live = ShopServices(
             catalog: LiveCatalogService(database: database, feed: feed, now: now),
             favorites: LiveFavoritesService(database: database, feed: feed, now: now),

@@ -196,6 +196,32 @@ final class ServerChild {
         return usage.ru_maxrss
     }
 
+    /// Reads everything the server's output holds now, without waiting for more.
+    /// - Throws: when the server closed its output.
+    func readEverythingAvailableNow() throws {
+        var entry = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        while poll(&entry, 1, 0) > 0 {
+            guard try readSome() else { throw BenchError(description: "the server closed stdout") }
+            entry.revents = 0
+        }
+    }
+
+    /// Closes the server's input and waits for it to end, discarding whatever it still writes (a server
+    /// that keeps notifying, as under a market simulation); returns its peak RSS in KiB.
+    func finishDiscardingOutput() throws -> Int {
+        close(input)
+        input = -1
+        while try readSome() {
+            inboxStart = inbox.count
+            try wait(for: output, events: POLLIN)
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        guard wait4(pid, &status, 0, &usage) == pid else { throw BenchError(description: "wait4: errno \(errno)") }
+        guard status == 0 else { throw BenchError(description: "the server ended with status \(status)") }
+        return usage.ru_maxrss
+    }
+
     // MARK: Bytes
 
     private func writeSome(_ bytes: [UInt8], from offset: Int) throws -> Int {

@@ -24,16 +24,17 @@ struct StorefrontBench: ParsableCommand {
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin, analytics
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin, analytics, ticker
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
 
         /// Whether the measurement runs on the large catalog (`--products`).
-        var usesCatalog: Bool { !isProtocol && ![.propagation, .cpu, .signin, .analytics].contains(self) }
+        var usesCatalog: Bool { !isProtocol && ![.propagation, .cpu, .signin, .analytics, .ticker].contains(self) }
 
-        /// What runs when no --mode is given: everything but the long reliability load.
-        static let standard = allCases.filter { $0 != .load }
+        /// What runs when no --mode is given: everything but the long reliability load and the ticker
+        /// flood.
+        static let standard = allCases.filter { $0 != .load && $0 != .ticker }
     }
 
     @Option(help: "The storefront executable (default: storefront next to this executable).")
@@ -83,6 +84,15 @@ struct StorefrontBench: ParsableCommand {
 
     @Option(help: "record calls timed in the analytics measurement (in bursts of 100 a millisecond).")
     var analyticsEvents = 100_000
+
+    @Option(help: "Changes per second of the ticker measurement's market simulation.")
+    var tickerRate = 1_000
+
+    @Option(help: "Seconds each ticker reader reads for.")
+    var tickerSeconds = 20.0
+
+    @Option(help: "Seconds the slow ticker reader leaves the output unread between reads.")
+    var slowReadSeconds = 5.0
 
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
@@ -140,6 +150,7 @@ struct StorefrontBench: ParsableCommand {
             case .load: try load(path, database: database)
             case .signin: try signingIn(path)
             case .analytics: try analytics(path)
+            case .ticker: try ticker(path)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }

@@ -40,8 +40,25 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Record no analytics events (views, cart adds...); the dashboard's trending section still shows what is stored.")
     var noAnalytics = false
 
+    @Option(help: ArgumentHelp(
+        "Simulate a market: change prices and stock of the catalog's products RATE times per second (a seeded random walk, stored like real edits, so every server on the database shows it).",
+        discussion: "A simulation for demos and load tests, announced in initialize's capabilities.simulation. Off by default.",
+        valueName: "RATE"))
+    var simulateMarket: Int?
+
+    @Option(help: "The seed of --simulate-market's random walk (default 1).")
+    var simulateSeed: UInt64 = 1
+
+    /// The market simulation asked for, if any.
+    var marketSimulation: MarketSimulation? {
+        simulateMarket.map { MarketSimulation(rate: $0, seed: simulateSeed) }
+    }
+
     func validate() throws {
         guard maxMessageBytes >= 64 else { throw ValidationError("--max-message-bytes must be at least 64") }
+        if let simulateMarket, !(1...100_000).contains(simulateMarket) {
+            throw ValidationError("--simulate-market must be from 1 to 100000 changes per second")
+        }
         if let faults {
             do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
         }
@@ -72,10 +89,12 @@ struct ServeCommand: ParsableCommand {
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
             let live = ShopServices.live(
-                database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval)
+                database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval,
+                market: marketSimulation)
             let services = noAnalytics ? live.recordingNoAnalytics() : live
             let assembly = ServerAssembly(
-                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger)
+                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger,
+                simulation: marketSimulation)
             logger.info("serving", metadata: ["database": "\(database.path)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)

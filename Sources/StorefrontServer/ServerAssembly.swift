@@ -25,12 +25,16 @@ public struct ServerAssembly {
     ///   - makeGuestId: a new unguessable guest id (the session's guest cart is stored under it).
     ///   - outbox: where the connection writes.
     ///   - logger: the stderr log channel.
+    ///   - simulation: the market simulation the services run, announced in `initialize`'s capabilities
+    ///     (nil: none).
     public init(
         services: ShopServices, clock: any Clock<Duration>, makeGuestId: @escaping @Sendable () -> String,
-        outbox: Outbox, logger: Logger
+        outbox: Outbox, logger: Logger, simulation: MarketSimulation? = nil
     ) {
         let session = ShopSession(accounts: services.accounts, events: services.events, clock: clock, makeGuestId: makeGuestId)
-        self.init(environment: ShopEnvironment(services: services, session: session, clock: clock), outbox: outbox, logger: logger)
+        self.init(
+            environment: ShopEnvironment(services: services, session: session, clock: clock), outbox: outbox, logger: logger,
+            simulation: simulation)
     }
 
     /// The protocol as `rpc.discover` serves it, and the state schemas, derived from the code: no services
@@ -45,7 +49,7 @@ public struct ServerAssembly {
     /// Where the state schemas' `$id`s point.
     public static let schemaIDPrefix = "https://storefront.example/protocol/schemas/"
 
-    private init(environment: ShopEnvironment?, outbox: Outbox, logger: Logger) {
+    private init(environment: ShopEnvironment?, outbox: Outbox, logger: Logger, simulation: MarketSimulation? = nil) {
         session = environment?.session
         connection = Connection(
             identity: ServerIdentity(
@@ -60,13 +64,18 @@ public struct ServerAssembly {
             host.idempotencyScope = { session.shopper.storageKey }
         }
         Self.contractOrFail { try host.install() }
+        var capabilities: [String: JSONValue] = [
+            "viewModels": .array(contract.definitions.map { .string($0.type) }),
+            "stateUpdates": ["patch", "snapshot"],
+            "batches": true,
+            "cancelRequest": true,
+        ]
+        if let simulation {
+            // Only when asked for: clients and people can tell simulated prices from real ones.
+            capabilities["simulation"] = ["market": ["rate": .integer(Int64(simulation.rate)), "seed": .integer(Int64(bitPattern: simulation.seed))]]
+        }
         connection.configureInitialize(
-            capabilities: [
-                "viewModels": .array(contract.definitions.map { .string($0.type) }),
-                "stateUpdates": ["patch", "snapshot"],
-                "batches": true,
-                "cancelRequest": true,
-            ],
+            capabilities: .object(capabilities),
             hook: { [weak host] params in
                 guard let requested = params.capabilities?["stateUpdates"] else { return }
                 guard let mode = requested.stringValue.flatMap(StateUpdateMode.init(rawValue:)) else {

@@ -112,7 +112,7 @@ struct HostileActionTests {
         price("a price in Arabic-Indic digits", #""١٢""#, notANumber),
         price("a blank price", #"" ""#, "Price is required."),
         one("a price as a number", "productForm/setField", #"{"viewModel":"v3","field":"price","value":12.5}"#, .invalidParams(id: x, parameter: "value")),
-        one("setField of an unknown field", "productForm/setField", #"{"viewModel":"v3","field":"stock","value":"1"}"#,
+        one("setField of an unknown field", "productForm/setField", #"{"viewModel":"v3","field":"colour","value":"1"}"#,
             .invalidParams(id: x, parameter: "field")),
         one("setField without a value", "productForm/setField", #"{"viewModel":"v3","field":"name"}"#, .invalidParams(id: x, parameter: "value")),
         one("setField with a numeric field name", "productForm/setField", #"{"viewModel":"v3","field":1,"value":"x"}"#,

@@ -347,6 +347,13 @@ final class ServerProcess {
         return offset - bytes.startIndex
     }
 
+    /// Bytes the server wrote to its stdout that this side has not read yet (FIONREAD on the pipe).
+    func unreadOutputBytes() -> Int {
+        var count: Int32 = 0
+        guard output >= 0, ioctl(output, UInt(FIONREAD), &count) == 0 else { return 0 }
+        return Int(count)
+    }
+
     /// Bytes written to the server's stdin that it has not read yet (FIONREAD on the pipe).
     func unreadInputBytes() -> Int {
         var count: Int32 = 0

@@ -20,7 +20,8 @@ import Testing
         ProductFormState(
             phase: .loaded, error: error, fields: fields, errors: errors, isValid: isValid, submitPhase: submitPhase,
             createdProductId: createdProductId,
-            categories: [CategoryOption(Fixture.books.category), CategoryOption(Fixture.garden.category)])
+            categories: [CategoryOption(Fixture.books.category), CategoryOption(Fixture.garden.category)],
+            hasChanges: fields != ProductFormFields())
     }
 
     func fill(_ viewModel: ProductFormViewModel) throws {
@@ -66,6 +67,10 @@ import Testing
         ("name", String(repeating: "x", count: 121), "Name must be at most 120 characters."),
         ("name", String(repeating: "x", count: 500), "Name must be at most 120 characters."),
         ("name", "Oak\u{7}Shelf", "Name must not contain control characters."),
+        ("stock", "-1", "Stock must be a whole number from 0 to 1000000."),
+        ("stock", "1.5", "Stock must be a whole number from 0 to 1000000."),
+        ("stock", "1000001", "Stock must be at most 1000000."),
+        ("stock", "", "Stock is required."),
     ])
     func validatesEachField(field: String, value: String, message: String) async throws {
         let viewModel = await appeared()

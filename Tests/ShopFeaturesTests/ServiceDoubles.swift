@@ -9,6 +9,13 @@ final class CatalogServiceDouble: CatalogService {
     let featured = Endpoint<Int, [Product]>("catalog.featured")
     let create = Endpoint<NewProduct, Product>("catalog.create")
     let delete = Endpoint<[String], Void>("catalog.delete")
+    let update = Endpoint<ProductChange, Product>("catalog.update")
+    let priceHistory = Endpoint<String, [PricePoint]>("catalog.priceHistory")
+
+    struct ProductChange: Equatable, Sendable {
+        var id: String
+        var update: ProductUpdate
+    }
 
     func page(_ query: ProductQuery) async throws -> ProductPage { try await self.page.callAsFunction(query) }
     func product(id: String) async throws -> Product { try await self.product.callAsFunction(id) }
@@ -16,6 +23,12 @@ final class CatalogServiceDouble: CatalogService {
     func featured(limit: Int) async throws -> [Product] { try await self.featured.callAsFunction(limit) }
     func create(_ product: NewProduct) async throws -> Product { try await self.create.callAsFunction(product) }
     func delete(ids: [String]) async throws { try await self.delete.callAsFunction(ids) }
+    func update(id: String, _ update: ProductUpdate) async throws -> Product {
+        try await self.update.callAsFunction(ProductChange(id: id, update: update))
+    }
+    func priceHistory(productId: String, limit: Int) async throws -> [PricePoint] {
+        try await self.priceHistory.callAsFunction(productId)
+    }
 }
 
 final class FavoritesServiceDouble: FavoritesService {

@@ -14,7 +14,7 @@ from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused, reg
 
 pytestmark = pytest.mark.usefixtures("viewmodels_available")
 
-TYPES = ["catalog", "productDetail", "productForm", "cart", "dashboard"]
+TYPES = ["catalog", "productDetail", "productForm", "cart", "dashboard", "priceTicker"]
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def in_stock_id(catalog) -> str:
 
 @pytest.mark.parametrize("type_", TYPES)
 def test_open_returns_a_handle_a_version_and_the_state_then_the_load_follows(mirrors: Mirrors, type_, validate_state):
-    args = {"productId": "p-0001"} if type_ == "productDetail" else None
+    args = {"productId": "p-0001"} if type_ in ("productDetail", "priceTicker") else None
     mirror = mirrors.open(type_, args)
     assert re.fullmatch(r"v\d+", mirror.handle), mirror.handle
     assert isinstance(mirror.version, int)
@@ -293,7 +293,7 @@ def test_product_form_validation_submit_and_reset(mirrors: Mirrors):
     mirrors.assert_in_sync(form)
     unknown = action(mirrors, form, "setField", field="colour", value="red")
     assert unknown["error"]["code"] == -32602 and unknown["error"]["data"]["parameter"] == "field", unknown
-    assert "must be one of name, description, price, category" in unknown["error"]["data"]["reason"]
+    assert "must be one of name, description, price, category, stock" in unknown["error"]["data"]["reason"]
 
     ok(action(mirrors, form, "setField", field="price", value="-3"))
     assert "price" in form.state["errors"] and form.state["isValid"] is False
@@ -308,7 +308,7 @@ def test_product_form_validation_submit_and_reset(mirrors: Mirrors):
     assert again["data"]["details"]["productId"] == created
 
     ok(action(mirrors, form, "reset"))
-    assert form.state["fields"] == {"name": "", "description": "", "price": "", "category": ""}
+    assert form.state["fields"] == {"name": "", "description": "", "price": "", "category": "", "stock": "100"}
     detail = open_settled(mirrors, "productDetail", {"productId": created})
     assert detail.state["product"]["name"] == "Conformance Lamp"
     assert detail.state["product"]["price"] == "12.50"

@@ -10,22 +10,27 @@ struct SetFieldArguments: Decodable {
     var value: String
 }
 
+/// `viewModel/open` args of a `productForm`: a product id for edit mode, none for create mode.
+struct ProductFormArguments: Decodable {
+    var productId: String?
+}
+
 extension ViewModelDefinition<ShopEnvironment> {
-    /// `productForm`: creating a product, with per-field validation.
+    /// `productForm`: creating a product, or (with `productId`) changing one, with per-field validation.
     public static let productForm = ViewModelDefinition.screen(
-        "productForm",
+        "productForm", arguments: ProductFormArguments.self,
         actions: [
             .action("setField", summary: "Sets one field and revalidates; refused while submitting.",
                     on: ProductFormViewModel.self, arguments: SetFieldArguments.self) { model, arguments in
                 try model.setField(arguments.field, arguments.value)
                 return [:]
             },
-            .action("submit", summary: "Creates the product; refused while invalid (every error then shows), submitting, or already submitted.", stores: true,
+            .action("submit", summary: "Creates the product (edit mode: stores the changed product); refused while invalid (every error then shows), submitting, or already submitted.", stores: true,
                     on: ProductFormViewModel.self) { model in
                 try await model.submit()
                 return [:]
             },
-            .action("reset", summary: "Clears the form (and loads the categories again if they failed).",
+            .action("reset", summary: "Clears the form, or in edit mode puts back the stored product (and loads again if the load failed).",
                     on: ProductFormViewModel.self) { model in
                 try model.reset()
                 return [:]
@@ -35,5 +40,5 @@ extension ViewModelDefinition<ShopEnvironment> {
                 try await model.refresh().resultMembers()
             },
         ],
-        make: { environment in ProductFormViewModel(services: environment.services) })
+        make: { environment, arguments in ProductFormViewModel(services: environment.services, productId: arguments.productId) })
 }

@@ -8,7 +8,7 @@ extension ProtocolContract<ShopEnvironment> {
     /// The shop's ViewModel types and the vocabulary of their states: the contract `rpc.discover`,
     /// `protocol/openrpc.json` and `protocol/schemas/` are derived from.
     public static let shop = ProtocolContract(
-        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile],
+        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile, .priceTicker],
         vocabulary: registerShopVocabulary,
         notes: shopNotes,
         extraComponents: [
@@ -53,13 +53,18 @@ extension ProtocolContract<ShopEnvironment> {
         ],
         "ProductFormState": [
             "errors": ["description": "Messages of the invalid fields the user has edited, by field name; after a refused submit, of every invalid field."],
-            "createdProductId": ["description": "The product the last successful submission created; null otherwise."],
+            "createdProductId": ["description": "The product the last successful submission created; null otherwise (always in edit mode)."],
+            "mode": ["description": "create (no open args) or edit (open args {productId}): the fields show the stored product and submit stores them."],
+            "productId": ["description": "The product edited; null in create mode."],
+            "hasChanges": ["description": "Whether the fields differ from the stored product (edit) or an empty form (create). While false, a change stored elsewhere shows in the fields."],
+            "phase": ["description": "The categories load (and in edit mode the product's): failed when the edited product does not exist or was deleted."],
         ],
         "ProductFormFields": [
             "name": ["description": "3 to 120 characters once trimmed, no control characters."],
             "description": ["description": "At most 500 characters."],
             "price": ["description": "A decimal such as \"12.50\": greater than 0, at most 1000000.00, at most two decimals."],
             "category": ["description": "A category id."],
+            "stock": ["description": "Units in stock: a whole number from 0 to 1000000 in decimal digits; \"100\" in a new form."],
         ],
         "CartState": [
             "lines": ["description": "In the order products were first added; a line's total is unitPrice × quantity, computed in minor units."],
@@ -93,6 +98,15 @@ extension ProtocolContract<ShopEnvironment> {
             "email": ["description": "Unique among accounts, case ignored."],
             "bio": ["description": "At most 500 characters; line breaks allowed."],
         ],
+        "PriceTickerState": [
+            "phase": ["description": "loading on open and connect; failed when the product does not exist or was deleted (not retryable)."],
+            "name": ["description": "The product's name; empty until loaded."],
+            "currentPrice": ["description": "The product's price now; null until loaded."],
+            "stock": ["minimum": 0, "description": "The product's units in stock now; null until loaded."],
+            "priceHistory": ["maxItems": 100, "description": "The last 100 changes of price or stock (edits, orders, a market simulation), oldest first; its last point is currentPrice and stock once the changes have loaded."],
+            "isConnected": ["description": "Whether stored changes from any server show (open connects; disconnect stops, connect loads again)."],
+        ],
+        "PricePointSnapshot": ["stock": ["minimum": 0], "at": ["description": "When the price and stock became these."]],
         "AccountSummary": ["id": ["minimum": 1]],
         "CappedLineSnapshot": ["requested": ["minimum": 1], "kept": ["minimum": 0]],
         "ProductInfo": ["stock": ["minimum": 0], "maxPerOrder": ["minimum": 1]],
@@ -131,4 +145,5 @@ public func registerShopVocabulary(_ generator: SchemaGenerator) {
     generator.name(CappedLineSnapshot.self, as: "CappedLineSnapshot")
     generator.name(ProfileFields.self, as: "ProfileFields")
     generator.name(TrendingItem.self, as: "TrendingItem")
+    generator.name(PricePointSnapshot.self, as: "PricePointSnapshot")
 }

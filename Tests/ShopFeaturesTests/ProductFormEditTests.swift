@@ -1,0 +1,118 @@
+import Shop
+import Testing
+@testable import ShopFeatures
+
+/// `productForm` in edit mode: the stored product in the fields, the same validation, `submit` stores the
+/// change, and changes stored elsewhere show while the user has no unsaved edits.
+@Suite @MainActor struct ProductFormEditTests {
+    let catalog = CatalogServiceDouble()
+    let events = ShopEvents()
+    let stored = Fixture.product(7, price: 1_250, stock: 4)
+
+    func opened() async -> ProductFormViewModel {
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        catalog.product.returns(stored)
+        let viewModel = ProductFormViewModel(catalog: catalog, productId: stored.id, events: events)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        return viewModel
+    }
+
+    func state(
+        fields: ProductFormFields, errors: [String: String] = [:], isValid: Bool = true, hasChanges: Bool = false,
+        submitPhase: SubmitPhaseName = .idle, phase: PhaseName = .loaded, error: ErrorInfo? = nil
+    ) -> ProductFormState {
+        ProductFormState(
+            phase: phase, error: error, fields: fields, errors: errors, isValid: isValid, submitPhase: submitPhase,
+            createdProductId: nil,
+            categories: [CategoryOption(Fixture.books.category), CategoryOption(Fixture.garden.category)],
+            mode: .edit, productId: stored.id, hasChanges: hasChanges)
+    }
+
+    var storedFields: ProductFormFields {
+        var fields = ProductFormFields()
+        fields.name = "Product 7"
+        fields.description = "Description 7"
+        fields.price = "12.50"
+        fields.category = "books"
+        fields.stock = "4"
+        return fields
+    }
+
+    @Test func loadsTheProductIntoTheFields() async throws {
+        let viewModel = await opened()
+        #expect(viewModel.state == state(fields: storedFields))
+        #expect(catalog.product.calls == [stored.id])
+    }
+
+    @Test func validatesAsTheCreateFormAndSubmitStoresTheChange() async throws {
+        let viewModel = await opened()
+        try viewModel.setField(.stock, "x")
+        var fields = storedFields
+        fields.stock = "x"
+        #expect(viewModel.state == state(
+            fields: fields, errors: ["stock": "Stock must be a whole number from 0 to 1000000."], isValid: false, hasChanges: true))
+        let refused = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(refused?.reason == "validationFailed")
+
+        try viewModel.setField(.stock, "9")
+        try viewModel.setField(.price, "11.00")
+        var changed = stored
+        changed.stock = 9
+        changed.price = Money(minorUnits: 1_100)
+        catalog.update.returns(changed)
+        try await viewModel.submit()
+        #expect(catalog.update.calls == [.init(id: stored.id, update: ProductUpdate(
+            name: "Product 7", description: "Description 7", price: Money(minorUnits: 1_100), categoryId: "books", stock: 9))])
+        fields.stock = "9"
+        fields.price = "11.00"
+        #expect(viewModel.state == state(fields: fields, submitPhase: .succeeded))
+    }
+
+    @Test func aChangeStoredElsewhereShowsOnlyWhileTheUserHasNoUnsavedEdits() async throws {
+        let viewModel = await opened()
+        var elsewhere = stored
+        elsewhere.price = Money(minorUnits: 999)
+        events.publish(.productChanged(elsewhere))
+        var fields = storedFields
+        fields.price = "9.99"
+        #expect(viewModel.state == state(fields: fields))
+
+        try viewModel.setField(.name, "My New Name")
+        elsewhere.stock = 1
+        events.publish(.productChanged(elsewhere))
+        fields.name = "My New Name"
+        #expect(viewModel.state == state(fields: fields, hasChanges: true))  // the user's edit stays
+
+        try viewModel.reset()  // back to the product as stored now
+        fields = storedFields
+        fields.price = "9.99"
+        fields.stock = "1"
+        #expect(viewModel.state == state(fields: fields))
+
+        events.publish(.productChanged(Fixture.product(8)))  // another product: nothing changes
+        #expect(viewModel.state == state(fields: fields))
+    }
+
+    @Test func aDeletedOrMissingProductFailsTheForm() async throws {
+        let viewModel = await opened()
+        events.publish(.productsDeleted([stored.id]))
+        #expect(viewModel.state.phase == .failed)
+        #expect(viewModel.state.error == ErrorInfo(message: "This product is no longer available.", retryable: false))
+
+        catalog.product.fails(ShopError.productNotFound("p-0404"))
+        let missing = ProductFormViewModel(catalog: catalog, productId: "p-0404", events: events)
+        missing.appear()
+        await settle { missing.phase != .loading }
+        #expect(missing.state.phase == .failed)
+        #expect(missing.state.error?.retryable == false)
+    }
+
+    @Test func closingUnsubscribes() async throws {
+        let before = events.subscriberCount
+        let viewModel = await opened()
+        #expect(events.subscriberCount == before + 1)
+        viewModel.close()
+        #expect(events.subscriberCount == before)
+    }
+}

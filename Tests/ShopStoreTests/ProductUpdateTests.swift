@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import Shop
+import Testing
+@testable import ShopStore
+
+/// Changing an existing product: validation, the price history, the change log, and keyed retries.
+@Suite @MainActor struct ProductUpdateTests {
+    @Test func aPriceChangeIsStoredWithAPricePointAndPublishedHereAndInAnotherServer() async throws {
+        let folder = try TemporaryFolder()
+        let now = MovableNow()
+        let events = ShopEvents()
+        let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath), now: now, events: events)
+        let otherDatabase = try ShopDatabase(path: folder.databasePath)
+        let otherEvents = ShopEvents()
+        let otherFeed = ChangeFeed(database: otherDatabase, events: otherEvents)
+        let recorder = EventRecorder(events)
+        let otherRecorder = EventRecorder(otherEvents)
+        let before = try await services.catalog.product(id: "p-0001")
+
+        now.advance(by: 60)
+        let changed = try await services.catalog.update(id: "p-0001", ProductUpdate(price: Money(minorUnits: 1234), stock: 7))
+        var expected = before
+        expected.price = Money(minorUnits: 1234)
+        expected.stock = 7
+        #expect(changed == expected)
+        #expect(try await services.catalog.product(id: "p-0001") == expected)
+        #expect(recorder.events == [.productChanged(expected)])
+        await otherFeed.catchUp()
+        #expect(otherRecorder.events == [.productChanged(expected)])
+
+        // The migration started the history with the product as it was; the change added a point.
+        let history = try await services.catalog.priceHistory(productId: "p-0001", limit: 100)
+        #expect(history == [
+            PricePoint(price: before.price, stock: before.stock, at: before.createdAt),
+            PricePoint(price: Money(minorUnits: 1234), stock: 7, at: fixedNow.addingTimeInterval(60)),
+        ])
+        #expect(try await services.catalog.priceHistory(productId: "p-0001", limit: 1) == [history[1]])
+    }
+
+    @Test func aTextChangeWritesNoPricePointAndAnUnchangedUpdateNothing() async throws {
+        let events = ShopEvents()
+        let services = ShopServices.testing(try ShopDatabase(path: ":memory:"), events: events)
+        let recorder = EventRecorder(events)
+        let renamed = try await services.catalog.update(id: "p-0002", ProductUpdate(name: "  Renamed Thing  "))
+        #expect(renamed.name == "Renamed Thing")
+        #expect(try await services.catalog.priceHistory(productId: "p-0002", limit: 100).count == 1)
+        _ = try await services.catalog.update(id: "p-0002", ProductUpdate(name: "Renamed Thing"))
+        #expect(recorder.events == [.productChanged(renamed)])
+        let hits = try await services.catalog.page(ProductQuery(searchText: "Renamed", limit: 10))
+        #expect(hits.products.map(\.id) == ["p-0002"])
+    }
+
+    @Test func anInvalidChangeIsRefusedAndStoresNothing() async throws {
+        let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
+        let before = try await services.catalog.product(id: "p-0003")
+        let error = await #expect(throws: ShopError.self) {
+            _ = try await services.catalog.update(id: "p-0003", ProductUpdate(name: "x", price: Money(minorUnits: 0), stock: -1))
+        }
+        #expect(error?.reason == "validationFailed")
+        #expect(Set(error?.details.keys.map { $0 } ?? []) == ["name", "price", "stock"])
+        let missing = await #expect(throws: ShopError.self) {
+            _ = try await services.catalog.update(id: "p-9999", ProductUpdate(stock: 1))
+        }
+        #expect(missing == .productNotFound("p-9999"))
+        let category = await #expect(throws: ShopError.self) {
+            _ = try await services.catalog.update(id: "p-0003", ProductUpdate(categoryId: "nowhere"))
+        }
+        #expect(category == .categoryNotFound("nowhere"))
+        #expect(try await services.catalog.product(id: "p-0003") == before)
+        await #expect(throws: ShopError.productNotFound("p-9999")) {
+            _ = try await services.catalog.priceHistory(productId: "p-9999", limit: 10)
+        }
+    }
+
+    @Test func aKeyedUpdateIsAppliedOnce() async throws {
+        let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
+        let key = IdempotencyKey(key: "u-1", fingerprint: "productForm/submit")
+        for _ in 0..<3 {
+            _ = try await IdempotencyKey.$current.withValue(key) {
+                try await services.catalog.update(id: "p-0004", ProductUpdate(stock: 3))
+            }
+        }
+        #expect(try await services.catalog.priceHistory(productId: "p-0004", limit: 100).count == 2)
+    }
+
+    @Test func checkoutWritesAPricePointPerProductBoughtAndTheHistoryKeepsTheLastThousand() async throws {
+        let database = try ShopDatabase(path: ":memory:")
+        let services = ShopServices.testing(database)
+        let product = try await services.catalog.product(id: "p-0005")
+        _ = try await services.cart.add(productId: "p-0005", quantity: 2, for: .testShopper)
+        _ = try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper)
+        let history = try await services.catalog.priceHistory(productId: "p-0005", limit: 100)
+        #expect(history.map(\.stock) == [product.stock, product.stock - 2])
+
+        try await database.writer.write { db in
+            var current = try #require(try StoredRows.product(db, id: "p-0006"))
+            for step in 0..<1_100 {
+                var next = current
+                next.price = Money(minorUnits: 100 + Int64(step))
+                _ = try ProductChangeRows.store(db, from: current, to: next, at: fixedNow)
+                current = next
+            }
+        }
+        let kept = try await services.catalog.priceHistory(productId: "p-0006", limit: 5_000)
+        #expect(kept.count == PriceHistoryRows.maximumPointsPerProduct)
+        #expect(kept.last?.price == Money(minorUnits: 100 + 1_099))
+    }
+}
