@@ -32,7 +32,8 @@ extension ShopServices {
             recommendations: CountedRecommendationService(base: recommendations, counter: counter),
             accounts: CountedAccountService(base: accounts, counter: counter),
             idempotency: idempotency,
-            events: events)
+            events: events,
+            notifications: CountedNotificationService(base: notifications, counter: counter))
     }
 }
 
@@ -143,6 +144,24 @@ struct CountedAccountService: AccountService {
     }
     @MainActor func activeAccount(sessionId: String) async throws -> Account? {
         try await counter.count { try await base.activeAccount(sessionId: sessionId) }
+    }
+}
+
+struct CountedNotificationService: NotificationService {
+    let base: any NotificationService
+    let counter: ServiceCallCounter
+
+    @MainActor func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
+        try await counter.count { try await base.inbox(of: shopper, before: before, limit: limit) }
+    }
+    @MainActor func markRead(ids: [String], of shopper: Shopper) async throws -> Int {
+        try await counter.count { try await base.markRead(ids: ids, of: shopper) }
+    }
+    @MainActor func markAllRead(of shopper: Shopper) async throws {
+        try await counter.count { try await base.markAllRead(of: shopper) }
+    }
+    @MainActor func changes(of shopper: Shopper) -> AsyncStream<InboxChange> {
+        base.changes(of: shopper)
     }
 }
 

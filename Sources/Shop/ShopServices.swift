@@ -16,12 +16,15 @@ public struct ShopServices: Sendable {
     public var idempotency: any IdempotencyService
     /// The change feed the services publish to.
     public var events: ShopEvents
+    /// Each account's inbox.
+    public var notifications: any NotificationService
 
     /// Creates the container.
     public init(
         catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
         orders: any OrderService, recommendations: any RecommendationService,
-        accounts: any AccountService, idempotency: any IdempotencyService, events: ShopEvents
+        accounts: any AccountService, idempotency: any IdempotencyService, events: ShopEvents,
+        notifications: any NotificationService
     ) {
         self.catalog = catalog
         self.favorites = favorites
@@ -31,5 +34,6 @@ public struct ShopServices: Sendable {
         self.accounts = accounts
         self.idempotency = idempotency
         self.events = events
+        self.notifications = notifications
     }
 }

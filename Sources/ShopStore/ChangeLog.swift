@@ -32,6 +32,11 @@ enum ChangeLog {
         case account
         /// A session was signed out (subject its id).
         case sessionEnded
+        /// A notification arrived (subject its id, then the id of the unread one it replaced, if any,
+        /// after a space).
+        case notification
+        /// Notifications were marked read (subject `<owner> <id>,<id>`, or `<owner> *` for all).
+        case notificationsRead
     }
 
     /// One entry.

@@ -110,3 +110,22 @@ struct FaultInjectingAccountService: AccountService {
         try await injector.perform(.accounts) { try await base.activeAccount(sessionId: sessionId) }
     }
 }
+
+struct FaultInjectingNotificationService: NotificationService {
+    let base: any NotificationService
+    let injector: FaultInjector
+
+    func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
+        try await injector.perform(.notifications) { try await base.inbox(of: shopper, before: before, limit: limit) }
+    }
+    func markRead(ids: [String], of shopper: Shopper) async throws -> Int {
+        try await injector.perform(.notifications) { try await base.markRead(ids: ids, of: shopper) }
+    }
+    func markAllRead(of shopper: Shopper) async throws {
+        try await injector.perform(.notifications) { try await base.markAllRead(of: shopper) }
+    }
+    /// Not faulted: the feed is this server's own, not a service call.
+    @MainActor func changes(of shopper: Shopper) -> AsyncStream<InboxChange> {
+        base.changes(of: shopper)
+    }
+}

@@ -7,7 +7,7 @@ import Foundation
 /// ```
 /// spec     = "" | entry *( ";" entry )          ; an empty spec (or empty entries) injects nothing
 /// entry    = service ":" setting *( "," setting )
-/// service  = "catalog" | "favorites" | "cart" | "orders" | "recommendations" | "accounts" | "*"
+/// service  = "catalog" | "favorites" | "cart" | "orders" | "recommendations" | "accounts" | "notifications" | "*"
 /// setting  = "latency=" duration | "failure-rate=" rate
 /// duration = number ( "ms" | "s" )               ; 300ms, 1.5s, 0ms
 /// rate     = number                               ; from 0 to 1: 0.2 fails one call in five
@@ -102,7 +102,7 @@ public struct Fault: Equatable, Sendable {
 
 /// The services faults can be injected into, by their names in a fault spec.
 public enum ShopServiceName: String, CaseIterable, Sendable {
-    case catalog, favorites, cart, orders, recommendations, accounts
+    case catalog, favorites, cart, orders, recommendations, accounts, notifications
 }
 
 /// A fault spec that cannot be parsed.

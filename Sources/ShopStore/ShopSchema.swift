@@ -12,6 +12,7 @@ enum ShopSchema {
         }
         migrator.registerMigration("v2-change-log", migrate: createChangeLog)
         migrator.registerMigration("v3-accounts", migrate: AccountSchema.migrate)
+        migrator.registerMigration("v5-inbox", migrate: InboxSchema.migrate)
         return migrator
     }
 

@@ -38,7 +38,8 @@ extension ShopServices {
             recommendations: LiveRecommendationService(database: database),
             accounts: LiveAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
             idempotency: LiveIdempotencyService(database: database),
-            events: events)
+            events: events,
+            notifications: LiveNotificationService(database: database, feed: feed, events: events, now: now))
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
     }
 }
@@ -59,6 +60,7 @@ extension FaultPlan {
             recommendations: FaultInjectingRecommendationService(base: services.recommendations, injector: injector),
             accounts: FaultInjectingAccountService(base: services.accounts, injector: injector),
             idempotency: services.idempotency,
-            events: services.events)
+            events: services.events,
+            notifications: FaultInjectingNotificationService(base: services.notifications, injector: injector))
     }
 }
