@@ -35,7 +35,8 @@ enum ChangeLog {
         /// A notification arrived (subject its id, then the id of the unread one it replaced, if any,
         /// after a space).
         case notification
-        /// Notifications were marked read (subject `<owner> <id>,<id>`, or `<owner> *` for all).
+        /// Notifications were marked read (subject `<owner> <id>,<id>`, the ids that were unread; `<owner> *`
+        /// reads as all).
         case notificationsRead
     }
 

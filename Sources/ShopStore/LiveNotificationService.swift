@@ -46,19 +46,24 @@ struct LiveNotificationService: NotificationService {
         return unread
     }
 
+    /// Marks every unread notification read. The entry and the event name them (rather than "all"), so
+    /// that an inbox that loaded a newer notification while the event was on its way keeps that one unread.
     func markAllRead(of shopper: Shopper) async throws {
         try Self.requireAccount(shopper)
         let owner = shopper.storageKey
         let now = now()
-        let logSeq = try await StorageError.mapping {
-            try await database.writer.write { db -> Int64? in
+        let (changed, logSeq) = try await StorageError.mapping {
+            try await database.writer.write { db -> ([String], Int64?) in
+                let seqs = try Int64.fetchAll(db.cachedStatement(sql: "SELECT seq FROM notification WHERE owner = ? AND readAt IS NULL ORDER BY seq"),
+                                              arguments: [owner])
+                guard !seqs.isEmpty else { return ([], nil) }
                 try db.execute(sql: "UPDATE notification SET readAt = ? WHERE owner = ? AND readAt IS NULL",
                                arguments: [StoredDate.milliseconds(now), owner])
-                guard db.changesCount > 0 else { return nil }
-                return try ChangeLog.append(db, .notificationsRead, "\(owner) *", at: now)
+                let ids = seqs.map(InboxNotification.id(seq:))
+                return (ids, try ChangeLog.append(db, .notificationsRead, "\(owner) \(ids.joined(separator: ","))", at: now))
             }
         }
-        if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: nil, unreadCount: 0, shopper: shopper)]) }
+        if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: changed, unreadCount: 0, shopper: shopper)]) }
     }
 
     @MainActor
