@@ -8,7 +8,7 @@ extension ProtocolContract<ShopEnvironment> {
     /// The shop's ViewModel types and the vocabulary of their states: the contract `rpc.discover`,
     /// `protocol/openrpc.json` and `protocol/schemas/` are derived from.
     public static let shop = ProtocolContract(
-        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile],
+        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile, .notifications],
         vocabulary: registerShopVocabulary,
         notes: shopNotes,
         extraComponents: [
@@ -86,6 +86,19 @@ extension ProtocolContract<ShopEnvironment> {
             "email": ["description": "Unique among accounts, case ignored."],
             "bio": ["description": "At most 500 characters; line breaks allowed."],
         ],
+        "NotificationsState": [
+            "items": ["description": "The notifications loaded so far, newest first (20 per page); new ones appear at the top live, from any server. An unread back-in-stock or price-drop notification that a newer one of the same kind and product replaces leaves the list."],
+            "unreadCount": ["minimum": 0, "description": "Unread notifications of the account, loaded or not, as the store counted them at the last change."],
+            "hasMore": ["description": "Whether older notifications follow the loaded ones (loadMore)."],
+            "loadMorePhase": ["description": "Appending the next page; a failed page leaves the list loaded, and loadMore retries."],
+            "enabled": ["description": "The account's notifications switch (profile); while off, nothing new arrives."],
+        ],
+        "NotificationItem": [
+            "id": ["description": "n-<number>; a newer notification has a larger number."],
+            "productId": ["description": "The product a backInStock or priceDropped notification is about; null for orderPlaced."],
+            "orderId": ["description": "The order an orderPlaced notification is about; null otherwise."],
+            "createdAt": ["description": "When it was written, or last updated for a replaced (coalesced) one."],
+        ],
         "AccountSummary": ["id": ["minimum": 1]],
         "CappedLineSnapshot": ["requested": ["minimum": 1], "kept": ["minimum": 0]],
         "ProductInfo": ["stock": ["minimum": 0], "maxPerOrder": ["minimum": 1]],
@@ -123,4 +136,5 @@ public func registerShopVocabulary(_ generator: SchemaGenerator) {
     generator.name(AccountSummary.self, as: "AccountSummary")
     generator.name(CappedLineSnapshot.self, as: "CappedLineSnapshot")
     generator.name(ProfileFields.self, as: "ProfileFields")
+    generator.name(NotificationItem.self, as: "NotificationItem")
 }
