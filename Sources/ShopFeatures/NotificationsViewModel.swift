@@ -168,7 +168,7 @@ public final class NotificationsViewModel {
         cancelLoadMore()
         let shopper = session.shopper
         if session.isSignedIn { listen(to: notifications.changes(of: shopper)) }
-        return load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
+        let task = load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
             [weak self, notifications] in
             do {
                 guard shopper.accountId != nil else { throw ShopError.signInRequired("see your notifications") }
@@ -191,6 +191,13 @@ public final class NotificationsViewModel {
             }
             return true
         }
+        // A reload abandoned by its caller puts the loaded list back: what waited meanwhile applies to it.
+        Task { [weak self] in
+            guard !(await task.value), let self, self.phase == .loaded, let waiting = self.pending else { return }
+            self.pending = nil
+            for change in waiting { self.apply(change) }
+        }
+        return task
     }
 
     private func listen(to changes: AsyncStream<InboxChange>) {

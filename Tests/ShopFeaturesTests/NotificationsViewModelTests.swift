@@ -158,4 +158,23 @@ import Testing
         await settle { viewModel.items.count == 2 }
         #expect(viewModel.state == state([Fixture.notification(9)] + bobs, unread: 2, enabled: false))
     }
+
+    @Test func whatArrivesDuringAnAbandonedRefreshStillShows() async throws {
+        let older = [Fixture.notification(3)]
+        let (viewModel, _) = try await appeared(page: InboxPage(items: older, unreadCount: 1, hasMore: false))
+        let gate = Gate()
+        notifications.inbox.handle { _ in
+            await gate.wait()
+            return InboxPage(items: older, unreadCount: 1, hasMore: false)
+        }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 1 }
+        let new = Fixture.notification(4)
+        events.publish(.notificationArrived(new, replacing: nil, unreadCount: 2, shopper: Fixture.shopper))
+        refresh.cancel()
+        #expect(await refresh.value == .cancelled)
+        gate.open()
+        await settle { viewModel.items.count == 2 }
+        #expect(viewModel.state == state([new] + older, unread: 2))
+    }
 }
