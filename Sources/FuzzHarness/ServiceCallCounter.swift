@@ -34,6 +34,7 @@ extension ShopServices {
             accounts: CountedAccountService(base: accounts, counter: counter),
             idempotency: idempotency,
             events: events,
+            notifications: CountedNotificationService(base: notifications, counter: counter),
             analytics: CountedAnalyticsService(base: analytics, counter: counter))
     }
 }
@@ -172,6 +173,24 @@ struct CountedAnalyticsService: AnalyticsService {
     }
     @MainActor func flush() async {
         _ = try? await counter.count { await base.flush() }
+    }
+}
+
+struct CountedNotificationService: NotificationService {
+    let base: any NotificationService
+    let counter: ServiceCallCounter
+
+    @MainActor func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
+        try await counter.count { try await base.inbox(of: shopper, before: before, limit: limit) }
+    }
+    @MainActor func markRead(ids: [String], of shopper: Shopper) async throws -> Int {
+        try await counter.count { try await base.markRead(ids: ids, of: shopper) }
+    }
+    @MainActor func markAllRead(of shopper: Shopper) async throws {
+        try await counter.count { try await base.markAllRead(of: shopper) }
+    }
+    @MainActor func changes(of shopper: Shopper) -> AsyncStream<InboxChange> {
+        base.changes(of: shopper)
     }
 }
 

@@ -30,6 +30,7 @@
 ///   `details.lockedUntil`).
 /// - `sessionInvalid`: a session token that is malformed, unknown, expired or signed out.
 /// - `emailTaken`: another account has this email (`details.email`).
+/// - `notificationNotFound`: no notification with that id in the inbox shown (`details.id`).
 /// - `serviceUnavailable`: a service failed; retrying may succeed (`isRetryable` is `true`, `details.service`).
 /// - `storageFailed`: the database failed (`details.code`, the SQLite result code).
 public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -83,6 +84,7 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let signInLocked = "signInLocked"
         public static let sessionInvalid = "sessionInvalid"
         public static let emailTaken = "emailTaken"
+        public static let notificationNotFound = "notificationNotFound"
         public static let serviceUnavailable = "serviceUnavailable"
         public static let storageFailed = "storageFailed"
 
@@ -91,7 +93,7 @@ public struct ShopError: Error, Equatable, Sendable, CustomStringConvertible {
             productNotFound, categoryNotFound, invalidQuantity, outOfStock, quantityExceedsStock, quantityExceedsMaximum,
             notInCart, emptyCart, validationFailed, alreadySubmitting, alreadySubmitted, notReady, loadFailed, notListed,
             nothingSelected, cartChanged, idempotencyKeyReused, signInRequired, alreadySignedIn, invalidCredentials,
-            signInLocked, sessionInvalid, emailTaken,
+            signInLocked, sessionInvalid, emailTaken, notificationNotFound,
         ]
         /// Every reason of an operational failure (-32003 on the wire).
         public static let failures = [serviceUnavailable, storageFailed]
@@ -245,5 +247,12 @@ extension ShopError {
     public static func emailTaken(_ email: String) -> ShopError {
         ShopError(reason: Reason.emailTaken, message: "An account with this email already exists.",
                   details: ["email": email])
+    }
+
+    /// No notification with that id in the inbox shown (loaded pages).
+    public static func notificationNotFound(_ id: String) -> ShopError {
+        ShopError(reason: Reason.notificationNotFound,
+                  message: "No notification \"\(id)\" in the inbox shown; load more or refresh to see older ones.",
+                  details: ["id": id])
     }
 }

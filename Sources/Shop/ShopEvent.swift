@@ -27,6 +27,12 @@ public enum ShopEvent: Equatable, Sendable {
     case resync
     /// An existing product's price, stock or text changed; the value is the product after the change.
     case productChanged(Product)
+    /// A notification arrived in an account's inbox; `replacing` is the unread one of the same kind and
+    /// product it replaced (removed), and `unreadCount` the inbox's unread count after it.
+    case notificationArrived(InboxNotification, replacing: String?, unreadCount: Int, shopper: Shopper)
+    /// Notifications of an account were marked read: those in `ids` (that were unread), or all when nil;
+    /// `unreadCount` is the inbox's unread count after it.
+    case notificationsRead(ids: [String]?, unreadCount: Int, shopper: Shopper)
 
     /// Whether the set of products or their counts per category changed.
     public var changesCatalog: Bool {

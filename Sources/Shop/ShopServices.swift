@@ -16,6 +16,8 @@ public struct ShopServices: Sendable {
     public var idempotency: any IdempotencyService
     /// The change feed the services publish to.
     public var events: ShopEvents
+    /// Each account's inbox.
+    public var notifications: any NotificationService
     /// Analytics: what shoppers do, and what is trending.
     public var analytics: any AnalyticsService
 
@@ -24,6 +26,7 @@ public struct ShopServices: Sendable {
         catalog: any CatalogService, favorites: any FavoritesService, cart: any CartService,
         orders: any OrderService, recommendations: any RecommendationService,
         accounts: any AccountService, idempotency: any IdempotencyService, events: ShopEvents,
+        notifications: any NotificationService,
         analytics: any AnalyticsService
     ) {
         self.catalog = catalog
@@ -34,6 +37,7 @@ public struct ShopServices: Sendable {
         self.accounts = accounts
         self.idempotency = idempotency
         self.events = events
+        self.notifications = notifications
         self.analytics = analytics
     }
 }

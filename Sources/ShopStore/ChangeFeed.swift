@@ -190,6 +190,17 @@ final class ChangeFeed {
                 return try StoredRows.product(db, id: entry.subject).map { [.productChanged($0)] } ?? []
             case .reset, nil:
                 return [.resync]
+            case .notification:
+                let ids = entry.subject.split(separator: " ").map(String.init)
+                guard let seq = ids.first.flatMap(InboxNotification.seq(of:)),
+                      let (notification, owner) = try InboxRows.notification(db, seq: seq) else { return [] }
+                return [.notificationArrived(notification, replacing: ids.dropFirst().first,
+                                             unreadCount: try InboxRows.unreadCount(db, owner: owner), shopper: owner)]
+            case .notificationsRead:
+                let parts = entry.subject.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let owner = Shopper(storageKey: parts[0]) else { return [] }
+                let ids = parts[1] == "*" ? nil : parts[1].split(separator: ",").map(String.init)
+                return [.notificationsRead(ids: ids, unreadCount: try InboxRows.unreadCount(db, owner: owner), shopper: owner)]
             }
         }
     }

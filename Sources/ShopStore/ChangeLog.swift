@@ -34,6 +34,12 @@ enum ChangeLog {
         case sessionEnded
         /// An existing product's price, stock or text changed (subject its id).
         case productChanged
+        /// A notification arrived (subject its id, then the id of the unread one it replaced, if any,
+        /// after a space).
+        case notification
+        /// Notifications were marked read (subject `<owner> <id>,<id>`, the ids that were unread; `<owner> *`
+        /// reads as all).
+        case notificationsRead
     }
 
     /// One entry.

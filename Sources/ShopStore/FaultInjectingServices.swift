@@ -134,3 +134,22 @@ struct FaultInjectingAnalyticsService: AnalyticsService {
         await base.flush()
     }
 }
+
+struct FaultInjectingNotificationService: NotificationService {
+    let base: any NotificationService
+    let injector: FaultInjector
+
+    func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
+        try await injector.perform(.notifications) { try await base.inbox(of: shopper, before: before, limit: limit) }
+    }
+    func markRead(ids: [String], of shopper: Shopper) async throws -> Int {
+        try await injector.perform(.notifications) { try await base.markRead(ids: ids, of: shopper) }
+    }
+    func markAllRead(of shopper: Shopper) async throws {
+        try await injector.perform(.notifications) { try await base.markAllRead(of: shopper) }
+    }
+    /// Not faulted: the feed is this server's own, not a service call.
+    @MainActor func changes(of shopper: Shopper) -> AsyncStream<InboxChange> {
+        base.changes(of: shopper)
+    }
+}

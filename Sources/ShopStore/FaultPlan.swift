@@ -7,7 +7,7 @@ import Foundation
 /// ```
 /// spec     = "" | entry *( ";" entry )          ; an empty spec (or empty entries) injects nothing
 /// entry    = service ":" setting *( "," setting )
-/// service  = "catalog" | "favorites" | "cart" | "orders" | "recommendations" | "accounts" | "analytics" | "*"
+/// service  = "catalog" | "favorites" | "cart" | "orders" | "recommendations" | "accounts" | "notifications" | "analytics" | "*"
 /// setting  = "latency=" duration | "failure-rate=" rate
 /// duration = number ( "ms" | "s" )               ; 300ms, 1.5s, 0ms
 /// rate     = number                               ; from 0 to 1: 0.2 fails one call in five
@@ -103,7 +103,7 @@ public struct Fault: Equatable, Sendable {
 
 /// The services faults can be injected into, by their names in a fault spec.
 public enum ShopServiceName: String, CaseIterable, Sendable {
-    case catalog, favorites, cart, orders, recommendations, accounts, analytics
+    case catalog, favorites, cart, orders, recommendations, accounts, notifications, analytics
 }
 
 /// A fault spec that cannot be parsed.

@@ -3,8 +3,8 @@ import GRDB
 import Shop
 
 /// Orders over the shop database: placing the cart as an order in one transaction, and the orders placed.
-/// Placing writes change-log entries for the emptied cart and the order, and publishes both after the
-/// commit.
+/// Placing writes change-log entries for the emptied cart, the order and the account's notification of it
+/// (see ``InboxRows/orderPlaced(_:order:owner:at:)``), and publishes them after the commit.
 struct LiveOrderService: OrderService {
     let database: ShopDatabase
     let feed: ChangeFeed
@@ -21,11 +21,11 @@ struct LiveOrderService: OrderService {
         let key = IdempotencyKey.current
         let now = now()
         let createdAt = StoredDate.date(StoredDate.milliseconds(now))
-        let (order, cart, seq) = try await StorageError.mapping {
-            try await database.commits.write { db -> (Order, Cart, Int64?) in
+        let (order, _, entries) = try await StorageError.mapping {
+            try await database.commits.write { db -> (Order, Cart, InboxRows.Entries) in
                 if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
                    let id = outcome["orderId"], let (order, orderShopper) = try StoredRows.order(db, id: id), orderShopper == shopper {
-                    return (order, try StoredRows.cart(db, of: shopper), nil)
+                    return (order, try StoredRows.cart(db, of: shopper), [])
                 }
                 let cart = try StoredRows.cart(db, of: shopper)
                 if let expectedRevision, cart.revision != expectedRevision {
@@ -65,13 +65,18 @@ struct LiveOrderService: OrderService {
                 try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [owner])
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
-                try ChangeLog.append(db, .cart, owner, at: now)
-                return (order, try StoredRows.cart(db, of: shopper), try ChangeLog.append(db, .order, order.id, at: now))
+                let emptied = try StoredRows.cart(db, of: shopper)
+                var entries: InboxRows.Entries = [(try ChangeLog.append(db, .cart, owner, at: now), [.cartChanged(emptied, shopper: shopper)])]
+                entries.append((try ChangeLog.append(db, .order, order.id, at: now), [.orderPlaced(order, shopper: shopper)]))
+                entries += try InboxRows.orderPlaced(db, order: order, owner: shopper, at: now)
+                return (order, emptied, entries)
             }
         }
-        // One entry for the emptied cart and one for the order; both published, in order, with the last.
-        if let seq {
-            await feed.committed(seq, [.orderPlaced(order, shopper: shopper)], earlier: [seq - 1: [.cartChanged(cart, shopper: shopper)]])
+        // Entries for the emptied cart, the order and its notification; all published, in log order, with
+        // the last.
+        if let last = entries.last {
+            let earlier = Dictionary(uniqueKeysWithValues: entries.dropLast().map { ($0.seq, $0.events) })
+            await feed.committed(last.seq, last.events, earlier: earlier)
         }
         return order
     }

@@ -13,6 +13,7 @@ enum ShopSchema {
         migrator.registerMigration("v2-change-log", migrate: createChangeLog)
         migrator.registerMigration("v3-accounts", migrate: AccountSchema.migrate)
         migrator.registerMigration("v4-price-history", migrate: PriceHistorySchema.migrate)
+        migrator.registerMigration("v5-inbox", migrate: InboxSchema.migrate)
         migrator.registerMigration("v6-analytics", migrate: AnalyticsSchema.migrate)
         return migrator
     }

@@ -50,6 +50,7 @@ extension ShopServices {
             accounts: LiveAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
             idempotency: LiveIdempotencyService(database: database),
             events: events,
+            notifications: LiveNotificationService(database: database, feed: feed, events: events, now: now),
             analytics: LiveAnalyticsService(database: database, clock: clock, now: now))
         return faults.isEmpty ? live : faults.wrapping(live, clock: clock, seed: faultSeed)
     }
@@ -72,6 +73,7 @@ extension FaultPlan {
             accounts: FaultInjectingAccountService(base: services.accounts, injector: injector),
             idempotency: services.idempotency,
             events: services.events,
+            notifications: FaultInjectingNotificationService(base: services.notifications, injector: injector),
             analytics: FaultInjectingAnalyticsService(base: services.analytics, injector: injector))
     }
 }

@@ -122,6 +122,32 @@ final class AccountServiceDouble: AccountService {
     func activeAccount(sessionId: String) async throws -> Account? { try await self.activeAccount.callAsFunction(sessionId) }
 }
 
+/// An inbox whose calls are ``Endpoint``s; its changes are the inbox events published on `events`, as
+/// the live service's are.
+final class NotificationServiceDouble: NotificationService {
+    struct PageRequest: Equatable, Sendable {
+        var shopper: Shopper
+        var before: String?
+        var limit: Int
+    }
+
+    let events: ShopEvents
+    let inbox = Endpoint<PageRequest, InboxPage>("notifications.inbox")
+    let markRead = Endpoint<[String], Int>("notifications.markRead")
+    let markAllRead = Endpoint<Shopper, Void>("notifications.markAllRead")
+
+    init(events: ShopEvents) {
+        self.events = events
+    }
+
+    func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
+        try await self.inbox.callAsFunction(PageRequest(shopper: shopper, before: before, limit: limit))
+    }
+    func markRead(ids: [String], of shopper: Shopper) async throws -> Int { try await self.markRead.callAsFunction(ids) }
+    func markAllRead(of shopper: Shopper) async throws { try await self.markAllRead.callAsFunction(shopper) }
+    @MainActor func changes(of shopper: Shopper) -> AsyncStream<InboxChange> { events.inboxChanges(of: shopper) }
+}
+
 // MARK: Fixtures
 
 enum Fixture {
@@ -175,4 +201,15 @@ final class AnalyticsServiceDouble: AnalyticsService {
         try await self.trending.callAsFunction(Query(since: since, limit: limit))
     }
     func flush() async {}
+    }
+}
+
+extension Fixture {
+    /// Notification `n-<number>`, unread unless said, about product `p-<number>`.
+    static func notification(_ number: Int64, kind: InboxNotification.Kind = .priceDropped, isRead: Bool = false) -> InboxNotification {
+        InboxNotification(
+            id: "n-\(number)", kind: kind, title: "Price lowered", body: "Product \(number) now costs 9.00 (was 10.00).",
+            productId: kind == .orderPlaced ? nil : String(format: "p-%04d", number), orderId: kind == .orderPlaced ? "o-000001" : nil,
+            createdAt: date.addingTimeInterval(Double(number)), isRead: isRead)
+    }
 }

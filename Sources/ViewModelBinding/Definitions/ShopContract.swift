@@ -8,7 +8,7 @@ extension ProtocolContract<ShopEnvironment> {
     /// The shop's ViewModel types and the vocabulary of their states: the contract `rpc.discover`,
     /// `protocol/openrpc.json` and `protocol/schemas/` are derived from.
     public static let shop = ProtocolContract(
-        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile, .priceTicker],
+        definitions: [.catalog, .productDetail, .productForm, .cart, .dashboard, .registration, .login, .profile, .priceTicker, .notifications],
         vocabulary: registerShopVocabulary,
         notes: shopNotes,
         extraComponents: [
@@ -107,6 +107,19 @@ extension ProtocolContract<ShopEnvironment> {
             "isConnected": ["description": "Whether stored changes from any server show (open connects; disconnect stops, connect loads again)."],
         ],
         "PricePointSnapshot": ["stock": ["minimum": 0], "at": ["description": "When the price and stock became these."]],
+        "NotificationsState": [
+            "items": ["description": "The notifications loaded so far, newest first (20 per page); new ones appear at the top live, from any server. An unread back-in-stock or price-drop notification that a newer one of the same kind and product replaces leaves the list."],
+            "unreadCount": ["minimum": 0, "description": "Unread notifications of the account, loaded or not, as the store counted them at the last change."],
+            "hasMore": ["description": "Whether older notifications follow the loaded ones (loadMore)."],
+            "loadMorePhase": ["description": "Appending the next page; a failed page leaves the list loaded, and loadMore retries."],
+            "enabled": ["description": "The account's notifications switch (profile); while off, nothing new arrives."],
+        ],
+        "NotificationItem": [
+            "id": ["description": "n-<number>; a newer notification has a larger number."],
+            "productId": ["description": "The product a backInStock or priceDropped notification is about; null for orderPlaced."],
+            "orderId": ["description": "The order an orderPlaced notification is about; null otherwise."],
+            "createdAt": ["description": "When it was written, or last updated for a replaced (coalesced) one."],
+        ],
         "AccountSummary": ["id": ["minimum": 1]],
         "CappedLineSnapshot": ["requested": ["minimum": 1], "kept": ["minimum": 0]],
         "ProductInfo": ["stock": ["minimum": 0], "maxPerOrder": ["minimum": 1]],
@@ -146,4 +159,5 @@ public func registerShopVocabulary(_ generator: SchemaGenerator) {
     generator.name(ProfileFields.self, as: "ProfileFields")
     generator.name(TrendingItem.self, as: "TrendingItem")
     generator.name(PricePointSnapshot.self, as: "PricePointSnapshot")
+    generator.name(NotificationItem.self, as: "NotificationItem")
 }

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import Shop
+
+/// Each account's inbox over the shop database (`notification` rows, written by ``InboxRows``' producers).
+/// Marking read is one transaction that writes a change-log entry naming the notifications it changed;
+/// the change is published on the feed after it commits, so every open inbox of the account, in every
+/// server, shows it.
+struct LiveNotificationService: NotificationService {
+    let database: ShopDatabase
+    let feed: ChangeFeed
+    let events: ShopEvents
+    let now: @Sendable () -> Date
+
+    func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
+        try Self.requireAccount(shopper)
+        let beforeSeq = try before.map { id in
+            guard let seq = InboxNotification.seq(of: id) else { throw ShopError.notificationNotFound(id) }
+            return seq
+        }
+        return try await StorageError.mapping {
+            try await database.writer.read { db in try InboxRows.page(db, owner: shopper, before: beforeSeq, limit: limit) }
+        }
+    }
+
+    @discardableResult
+    func markRead(ids: [String], of shopper: Shopper) async throws -> Int {
+        try Self.requireAccount(shopper)
+        let seqs = Set(ids.compactMap(InboxNotification.seq(of:))).sorted()
+        let owner = shopper.storageKey
+        let now = now()
+        let (unread, changed, logSeq) = try await StorageError.mapping {
+            try await database.writer.write { db -> (Int, [String], Int64?) in
+                var changed: [String] = []
+                let update = try db.cachedStatement(sql: "UPDATE notification SET readAt = ? WHERE seq = ? AND owner = ? AND readAt IS NULL")
+                for seq in seqs {
+                    try update.execute(arguments: [StoredDate.milliseconds(now), seq, owner])
+                    if db.changesCount > 0 { changed.append(InboxNotification.id(seq: seq)) }
+                }
+                let unread = try InboxRows.unreadCount(db, owner: shopper)
+                guard !changed.isEmpty else { return (unread, [], nil) }
+                return (unread, changed, try ChangeLog.append(db, .notificationsRead, "\(owner) \(changed.joined(separator: ","))", at: now))
+            }
+        }
+        if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: changed, unreadCount: unread, shopper: shopper)]) }
+        return unread
+    }
+
+    /// Marks every unread notification read. The entry and the event name them (rather than "all"), so
+    /// that an inbox that loaded a newer notification while the event was on its way keeps that one unread.
+    func markAllRead(of shopper: Shopper) async throws {
+        try Self.requireAccount(shopper)
+        let owner = shopper.storageKey
+        let now = now()
+        let (changed, logSeq) = try await StorageError.mapping {
+            try await database.writer.write { db -> ([String], Int64?) in
+                let seqs = try Int64.fetchAll(db.cachedStatement(sql: "SELECT seq FROM notification WHERE owner = ? AND readAt IS NULL ORDER BY seq"),
+                                              arguments: [owner])
+                guard !seqs.isEmpty else { return ([], nil) }
+                try db.execute(sql: "UPDATE notification SET readAt = ? WHERE owner = ? AND readAt IS NULL",
+                               arguments: [StoredDate.milliseconds(now), owner])
+                let ids = seqs.map(InboxNotification.id(seq:))
+                return (ids, try ChangeLog.append(db, .notificationsRead, "\(owner) \(ids.joined(separator: ","))", at: now))
+            }
+        }
+        if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: changed, unreadCount: 0, shopper: shopper)]) }
+    }
+
+    @MainActor
+    func changes(of shopper: Shopper) -> AsyncStream<InboxChange> {
+        events.inboxChanges(of: shopper)
+    }
+
+    private static func requireAccount(_ shopper: Shopper) throws {
+        guard shopper.accountId != nil else { throw ShopError.signInRequired("see your notifications") }
+    }
+}

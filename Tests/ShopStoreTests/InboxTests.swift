@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+import Shop
+import Testing
+@testable import ShopStore
+
+/// Stored notifications: what produces them (in the writing transaction), the coalescing rule, the bound,
+/// reading and marking read.
+@Suite @MainActor struct InboxTests {
+    let database: ShopDatabase
+    let now = MovableNow()
+    let services: ShopServices
+
+    init() throws {
+        database = try ShopDatabase(path: ":memory:")
+        services = ShopServices.testing(database, now: now)
+    }
+
+    func register(_ email: String, notifications: Bool = true) async throws -> Shopper {
+        let session = try await services.accounts.register(email: email, password: "secret123")
+        if !notifications {
+            _ = try await services.accounts.updateProfile(accountId: session.account.id, ProfileUpdate(
+                name: session.account.name, email: session.account.email, bio: "", notificationsEnabled: false))
+        }
+        return session.account.shopper
+    }
+
+    func product(_ id: String) async throws -> Product {
+        try await database.writer.read { db in try StoredRows.product(db, id: id)! }
+    }
+
+    /// Runs the product producer as the market's update transaction does.
+    func change(_ old: Product, _ update: (inout Product) -> Void) async throws -> InboxRows.Entries {
+        var new = old
+        update(&new)
+        let changed = new
+        return try await database.writer.write { db in
+            try InboxRows.productChanged(db, from: old, to: changed, at: fixedNow)
+        }
+    }
+
+    @Test func aCheckoutNotifiesTheAccountInTheSameTransactionAndPublishesInLogOrder() async throws {
+        let ann = try await register("ann@example.com")
+        _ = try await services.cart.add(productId: "p-0001", quantity: 2, for: ann)
+        let recorder = EventRecorder(services.events)
+        let order = try await services.orders.placeOrder(expectedRevision: nil, for: ann)
+
+        let page = try await services.notifications.inbox(of: ann, before: nil, limit: 20)
+        #expect(page.unreadCount == 1)
+        #expect(!page.hasMore)
+        let notification = try #require(page.items.first)
+        #expect(notification.kind == .orderPlaced)
+        #expect(notification.orderId == order.id)
+        #expect(notification.productId == nil)
+        #expect(notification.title == "Order placed")
+        #expect(notification.body == "Order \(order.id): 2 items, total \(order.total).")
+        #expect(!notification.isRead)
+        let kinds = recorder.events.map { event -> String in
+            switch event {
+            case .cartChanged: "cart"
+            case .orderPlaced: "order"
+            case .notificationArrived(let arrived, nil, 1, ann) where arrived == notification: "notification"
+            default: "other: \(event)"
+            }
+        }
+        #expect(kinds == ["cart", "order", "notification"])
+        let logged = try await database.writer.read { db in try String.fetchAll(db, sql: "SELECT kind FROM change_log ORDER BY seq") }
+        #expect(logged.suffix(3) == ["cart", "order", "notification"])
+    }
+
+    @Test func accountsWithNotificationsOffAndGuestsGetNone() async throws {
+        let ann = try await register("ann@example.com", notifications: false)
+        _ = try await services.cart.add(productId: "p-0001", quantity: 1, for: ann)
+        _ = try await services.orders.placeOrder(expectedRevision: nil, for: ann)
+        #expect(try await services.notifications.inbox(of: ann, before: nil, limit: 20) == InboxPage(items: [], unreadCount: 0, hasMore: false))
+
+        let guest = Shopper.guest("g1")
+        _ = try await services.cart.add(productId: "p-0001", quantity: 1, for: guest)
+        _ = try await services.orders.placeOrder(expectedRevision: nil, for: guest)
+        let count = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification") }
+        #expect(count == 0)
+        await #expect(throws: ShopError.signInRequired("see your notifications")) {
+            try await services.notifications.inbox(of: guest, before: nil, limit: 20)
+        }
+        await #expect(throws: ShopError.signInRequired("see your notifications")) { try await services.notifications.markAllRead(of: guest) }
+    }
+
+    @Test func favouritersAreToldOfRestocksAndPriceDropsAndAnUnreadOneIsUpdatedNotDuplicated() async throws {
+        let ann = try await register("ann@example.com")
+        let bob = try await register("bob@example.com", notifications: false)
+        let cy = try await register("cy@example.com")
+        for shopper in [ann, bob] { try await services.favorites.setFavorite(productId: "p-0002", isFavorite: true, for: shopper) }
+        var sold = try await product("p-0002")
+        sold.stock = 0
+
+        let first = try await change(sold) { $0.stock = 5; $0.price = Money(minorUnits: $0.price.minorUnits - 100) }
+        #expect(first.count == 2)  // Ann's two; Bob turned them off, Cy did not favourite it
+        var page = try await services.notifications.inbox(of: ann, before: nil, limit: 20)
+        #expect(page.items.map(\.kind) == [.priceDropped, .backInStock])
+        #expect(page.unreadCount == 2)
+        #expect(try await services.notifications.inbox(of: cy, before: nil, limit: 20).items.isEmpty)
+        #expect(try await services.notifications.inbox(of: bob, before: nil, limit: 20).items.isEmpty)
+
+        // A further drop while the first is unread replaces it: new id, at the top, the count unchanged.
+        let dropped = try await product("p-0002")
+        let cheaper = Money(minorUnits: dropped.price.minorUnits - 200)
+        let second = try await change(dropped) { $0.price = cheaper }
+        let replacedId = page.items[0].id
+        page = try await services.notifications.inbox(of: ann, before: nil, limit: 20)
+        #expect(page.items.map(\.kind) == [.priceDropped, .backInStock])
+        #expect(page.items[0].id != replacedId)
+        #expect(page.items[0].body == "\(dropped.name) now costs \(cheaper) (was \(dropped.price)).")
+        #expect(page.unreadCount == 2)
+        guard case .notificationArrived(let arrived, let replacing, 2, ann) = second.first?.events.first else {
+            Issue.record("Expected an arrival, got \(second)")
+            return
+        }
+        #expect(arrived == page.items[0])
+        #expect(replacing == replacedId)
+
+        // Once read, the next drop is a new notification.
+        try await services.notifications.markRead(ids: [page.items[0].id], of: ann)
+        _ = try await change(try await product("p-0002")) { $0.price = Money(minorUnits: $0.price.minorUnits - 1) }
+        page = try await services.notifications.inbox(of: ann, before: nil, limit: 20)
+        #expect(page.items.map(\.kind) == [.priceDropped, .priceDropped, .backInStock])
+        #expect(page.items.map(\.isRead) == [false, true, false])
+        #expect(page.unreadCount == 2)
+
+        // A price rise, or stock that was not 0, notifies nobody.
+        #expect(try await change(try await product("p-0002")) { $0.price = Money(minorUnits: $0.price.minorUnits + 500); $0.stock += 3 }.isEmpty)
+    }
+
+    @Test func anInboxKeepsItsNewest500AndPagesNewestFirst() async throws {
+        let ann = try await register("ann@example.com")
+        let order = Order(id: "o-000001", createdAt: fixedNow, lines: [], subtotal: .zero, tax: .zero, total: .zero)
+        try await database.writer.write { db in
+            for _ in 0..<505 { _ = try InboxRows.orderPlaced(db, order: order, owner: ann, at: fixedNow) }
+        }
+        var seen: [String] = []
+        var before: String?
+        var pages = 0
+        repeat {
+            let page = try await services.notifications.inbox(of: ann, before: before, limit: 20)
+            #expect(page.unreadCount == 500)
+            seen += page.items.map(\.id)
+            before = page.items.last?.id
+            pages += 1
+            if !page.hasMore { break }
+        } while pages < 100
+        #expect(seen.count == 500)
+        #expect(pages == 25)
+        let numbers = seen.compactMap(InboxNotification.seq(of:))
+        #expect(numbers == numbers.sorted(by: >))
+        #expect(numbers.first == 505 && numbers.last == 6)
+    }
+
+    @Test func markingReadNamesWhatChangedAndCountsWhatIsLeft() async throws {
+        let ann = try await register("ann@example.com")
+        let bob = try await register("bob@example.com")
+        let order = Order(id: "o-000001", createdAt: fixedNow, lines: [], subtotal: .zero, tax: .zero, total: .zero)
+        try await database.writer.write { db in
+            for _ in 0..<3 { _ = try InboxRows.orderPlaced(db, order: order, owner: ann, at: fixedNow) }
+            _ = try InboxRows.orderPlaced(db, order: order, owner: bob, at: fixedNow)
+        }
+        let recorder = EventRecorder(services.events)
+        // n-4 is Bob's, n-9 does not exist: neither changes; n-1 is read twice but counted once.
+        #expect(try await services.notifications.markRead(ids: ["n-1", "n-4", "n-9", "n-1", "junk"], of: ann) == 2)
+        #expect(try await services.notifications.markRead(ids: ["n-1"], of: ann) == 2)  // nothing changed, nothing published
+        try await services.notifications.markAllRead(of: ann)
+        try await services.notifications.markAllRead(of: ann)
+        // (The producer's entries, written here outside a service, are read back from the log first.)
+        #expect(recorder.events.filter { if case .notificationsRead = $0 { true } else { false } } == [
+            .notificationsRead(ids: ["n-1"], unreadCount: 2, shopper: ann),
+            .notificationsRead(ids: ["n-2", "n-3"], unreadCount: 0, shopper: ann),
+        ])
+        #expect(try await services.notifications.inbox(of: bob, before: nil, limit: 20).unreadCount == 1)
+        let subjects = try await database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT subject FROM change_log WHERE kind = 'notificationsRead' ORDER BY seq")
+        }
+        #expect(subjects == ["\(ann.storageKey) n-1", "\(ann.storageKey) n-2,n-3"])
+    }
+
+    @Test func theChangesOfOneInboxEndWhenTheIterationDoes() async throws {
+        let ann = try await register("ann@example.com")
+        let before = services.events.subscriberCount
+        var changes: AsyncStream<InboxChange>? = services.notifications.changes(of: ann)
+        #expect(services.events.subscriberCount == before + 1)
+        let task = Task { @MainActor [changes] in
+            var received: [InboxChange] = []
+            for await change in changes! {
+                received.append(change)
+                if received.count == 1 { break }
+            }
+            return received
+        }
+        changes = nil
+        _ = try await services.cart.add(productId: "p-0001", quantity: 1, for: ann)
+        let order = try await services.orders.placeOrder(expectedRevision: nil, for: ann)
+        let received = await task.value
+        guard case .arrived(let notification, nil, 1) = received.first else {
+            Issue.record("Expected an arrival, got \(received)")
+            return
+        }
+        #expect(notification.orderId == order.id)
+        #expect(services.events.subscriberCount == before)
+    }
+}
