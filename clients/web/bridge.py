@@ -36,7 +36,7 @@ STATIC = HERE / "static"
 REPO = HERE.parent.parent
 # The page needs the token; its assets hold no secrets and are served to anyone on this machine.
 PAGES = {"/": "index.html", "/index.html": "index.html"}
-ASSETS = {"/app.js", "/account.js", "/jsonpatch.js", "/style.css"}
+ASSETS = {"/app.js", "/account.js", "/inbox.js", "/ticker.js", "/jsonpatch.js", "/style.css"}
 MAX_MESSAGE = 16 * 1024 * 1024
 STOP_GRACE = 3.0  # seconds a server gets to exit after end of input, before SIGTERM, then SIGKILL
 
