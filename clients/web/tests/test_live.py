@@ -46,10 +46,8 @@ def test_a_price_change_made_by_a_second_server_moves_the_ticker(bridge, browser
     edit_elsewhere(other, "p-0003", price="199.00", stock="7")
     until(browser, lambda d: text(d, "#ticker-price") == "199.00" and text(d, "#ticker-stock") == "7 in stock",
           "the second server's change in the ticker")
-    assert text(browser, "#ticker-move") == "▼ 86.99"
     history = state(browser, "priceTicker")["priceHistory"]
     assert history[-1]["price"] == "199.00" and history[-1]["stock"] == 7
-    assert browser.find_elements(By.ID, "ticker-spark"), "two points or more draw a sparkline"
     until(browser, lambda d: "Price 199.00" in text(d, "#detail-body"), "the product panel's price")
     OUT.mkdir(exist_ok=True)
     browser.find_element(By.ID, "detail").screenshot(str(OUT / "ticker.png"))
@@ -63,6 +61,10 @@ def test_a_price_change_made_by_a_second_server_moves_the_ticker(bridge, browser
     browser.find_element(By.ID, "ticker-toggle").click()
     until(browser, lambda d: text(d, "#ticker-price") == "150.00" and text(d, "#ticker-status") == "● live",
           "reconnected: the price now")
+    # The change missed while disconnected is in the history it reloaded: the move and the sparkline show it.
+    assert [p["price"] for p in state(browser, "priceTicker")["priceHistory"][-2:]] == ["199.00", "150.00"]
+    assert text(browser, "#ticker-move") == "▼ 49.00"
+    assert browser.find_elements(By.ID, "ticker-spark"), "two points or more draw a sparkline"
 
     # The page's own edit form (productForm in edit mode) moves it too.
     browser.find_element(By.ID, "edit-product").click()
@@ -73,6 +75,7 @@ def test_a_price_change_made_by_a_second_server_moves_the_ticker(bridge, browser
     until(browser, lambda d: (state(d, "productForm") or {}).get("fields", {}).get("price") == "120.50", "the field sent")
     browser.find_element(By.ID, "edit-save").click()
     until(browser, lambda d: text(d, "#ticker-price") == "120.50" and text(d, "#edit-status") == "Saved.", "the page's own edit")
+    assert text(browser, "#ticker-move") == "▼ 29.50"
     browser.find_element(By.ID, "detail").screenshot(str(OUT / "ticker-after-edit.png"))
 
 
