@@ -50,6 +50,10 @@ check "demo computes the line total" contains "$work/demo.out" "p-0003  Smart Li
 # How many notifications a checkout takes (one turn or two) is not part of the protocol: no fixed version.
 check "demo checks out" grep -qE '^ok: cart checkout -> version [0-9]+ orderId="o-000001"$' "$work/demo.out"
 check "demo dashboard lists the order" contains "$work/demo.out" "o-000001  2 item(s)  total 680.66"
+check "demo shows the order in the inbox" grep -qE '^  \* n-[0-9]+  ' "$work/demo.out"
+check "demo reads the inbox" after_has "$work/demo.out" "^ok: notifications markAllRead" "  phase: loaded  unread: 0"
+check "demo's edit moves the open ticker" grep -qE '^  \[priceTicker #[0-9]+\] /currentPrice: "285\.99" -> "279\.99"$' "$work/demo.out"
+check "demo shows trending" after_has "$work/demo.out" "^\$ trending" "  trending (loaded)"
 check "demo signs up" grep -qE '^registered; signed in as demo-[0-9]+-[0-9]+-[0-9]+@example.com ' "$work/demo.out"
 check "demo signs out to an empty guest cart" after_has "$work/demo.out" "^signed out; now a guest" "  (empty)"
 check "demo prints no password" bash -c "! grep -qE '^demo-[A-Za-z0-9]*-7\$' '$work/demo.out'"
