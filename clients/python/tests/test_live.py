@@ -56,9 +56,12 @@ async def test_an_edit_is_validated_like_a_new_product(client: Client):
         await client.edit_product("p-0003", price="-1", stock="lots")
     assert caught.value.reason == "validationFailed"
     assert {"price", "stock"} <= set(caught.value.details)
-    with pytest.raises(StorefrontError) as caught:
-        await client.open_ticker("p-9999")
-    assert caught.value.code == StorefrontError.INVALID_PARAMS
+    # An unknown product opens and fails, as productDetail does (not retryable).
+    ticker = await client.open_ticker("p-9999")
+    assert ticker.state["phase"] == "failed" and ticker.state["error"]["retryable"] is False
+    assert ticker.state["currentPrice"] is None and ticker.state["priceHistory"] == []
+    form = await client.open_product_editor("p-9999")
+    assert form.state["phase"] == "failed" and form.state["mode"] == "edit"
 
 
 async def test_the_inbox_gets_an_order_placed_in_another_server(binary, tmp_path):

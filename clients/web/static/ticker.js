@@ -14,8 +14,7 @@ async function openTicker(productId) {
   try {
     await open("priceTicker", { productId });
   } catch (error) {
-    // A product that does not exist: the product panel says so already.
-    if (!(error.rpc && error.rpc.code === -32602)) showError(error.message);
+    showError(error.message);
     if (previous && byType.priceTicker === previous) closeViewModelOf("priceTicker");
     $("ticker").hidden = true;
     return;
@@ -109,7 +108,9 @@ function wireTicker() {
 const tickerRenderers = {
   priceTicker(s) {
     const box = $("ticker");
-    box.hidden = false;
+    // A product that does not exist: the product panel says so (with its own Retry); no ticker to show.
+    box.hidden = s.phase === "failed" && s.error && s.error.retryable === false;
+    if (box.hidden) return;
     box.classList.toggle("loading", s.phase === "loading");
     box.classList.toggle("paused", !s.isConnected);
     const history = s.priceHistory || [];

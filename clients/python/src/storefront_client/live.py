@@ -60,11 +60,8 @@ class LiveCalls:
     async def open_ticker(self, product_id: str) -> Mirror:
         """Opens the `priceTicker` of a product (open = connected) and waits for its first load:
         `currentPrice`, `stock`, `priceHistory` (`[{price, stock, at}]`, oldest first, at most 100),
-        `isConnected`, `name`.
-
-        Raises:
-            StorefrontError: -32602 for a product that does not exist.
-        """
+        `isConnected`, `name`. A product that does not exist (or no longer does) opens and fails, as
+        `productDetail` does: `phase` `"failed"`, its `error` not retryable."""
         ticker = await self.open("priceTicker", productId=product_id)  # type: ignore[attr-defined]
         await ticker.wait_for(_settled)
         return ticker
@@ -83,8 +80,10 @@ class LiveCalls:
     # -- editing a product -----------------------------------------------------------------------
 
     async def open_product_editor(self, product_id: str) -> Mirror:
-        """Opens `productForm` in edit mode for an existing product (`mode: "edit"`, its fields filled in)
-        and waits for the load."""
+        """Opens `productForm` in edit mode for an existing product (`mode: "edit"`, its fields filled in,
+        `hasChanges` false until a field differs from the stored product) and waits for the load. While
+        `hasChanges` is false, a change stored elsewhere shows in the fields. An unknown product: `phase`
+        `"failed"`."""
         form = await self.open("productForm", productId=product_id)  # type: ignore[attr-defined]
         await form.wait_for(_settled)
         return form
@@ -96,7 +95,8 @@ class LiveCalls:
         like every storing action) and closes the form. Returns the submit's result.
 
         Raises:
-            StorefrontError: `validationFailed` (`.details` by field), `productNotFound`.
+            StorefrontError: `validationFailed` (`.details` by field); `notReady`/`loadFailed` when the
+                product did not load (it does not exist).
         """
         form = await self.open_product_editor(product_id)
         try:
