@@ -31,8 +31,10 @@ async def test_a_ticker_follows_an_edit_made_by_another_server(binary, tmp_path)
         assert form.state["mode"] == "edit" and form.state["productId"] == "p-0003"
         assert form.state["fields"]["price"] == "285.99"
         await editor.edit_product("p-0003", price="199.00", stock=7)
-        state = await ticker.wait_for(lambda s: s["currentPrice"] == "199.00" and s["stock"] == 7)
-        assert state["priceHistory"][-1]["price"] == "199.00" and state["priceHistory"][-1]["stock"] == 7
+        # The price and stock show at once; the history follows as stored (its last point is then the change).
+        state = await ticker.wait_for(lambda s: s["currentPrice"] == "199.00" and s["stock"] == 7
+                                      and s["priceHistory"][-1:] and s["priceHistory"][-1]["price"] == "199.00")
+        assert state["priceHistory"][-1]["stock"] == 7
         assert len(state["priceHistory"]) == min(before + 1, 100)
         # The other server's open form, not edited here, shows the stored change.
         await form.wait_for(lambda s: s["fields"]["price"] == "199.00" and s["fields"]["stock"] == "7")
@@ -120,9 +122,9 @@ def cli(binary: str, database: str, token_file, *args: str, stdin: str = "") -> 
                           timeout=120)
 
 
-async def test_the_command_line_edits_watches_and_reads_the_inbox(binary, tmp_path):
+async def test_the_command_line_reads_and_marks_the_inbox(binary, tmp_path):
     database, token_file = str(tmp_path / "shop.sqlite"), tmp_path / "token"
-    assert cli(binary, database, token_file, "register", "cli@example.com", stdin=PASSWORD + "\n" + PASSWORD + "\n").returncode == 0
+    assert cli(binary, database, token_file, "register", "cli@example.com", stdin=PASSWORD + "\n").returncode == 0
     assert cli(binary, database, token_file, "add", "p-0001", "1").returncode == 0
     assert cli(binary, database, token_file, "checkout").returncode == 0
 
@@ -133,9 +135,15 @@ async def test_the_command_line_edits_watches_and_reads_the_inbox(binary, tmp_pa
     notification = lines[1].split()[1]
     read = cli(binary, database, token_file, "read", notification)
     assert read.returncode == 0 and read.stdout.splitlines()[0] == "0 unread", read.stdout + read.stderr
+    assert read.stdout.splitlines()[1].startswith(f"  {notification}  ")
     assert cli(binary, database, token_file, "read-all").stdout.splitlines()[0] == "0 unread"
+    guest = cli(binary, database, tmp_path / "guest-token", "inbox")
+    assert guest.returncode == 1 and "signInRequired" in guest.stderr
 
-    # `ticker p-0003 1` prints the price now, then one change: made here by another server.
+
+async def test_the_command_line_edits_and_watches_a_ticker(binary, tmp_path):
+    database, token_file = str(tmp_path / "shop.sqlite"), tmp_path / "token"
+    # `ticker p-0003 1` prints the price now, then one change: made here by another run.
     watch = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "storefront_client", "--server", binary, "--database", database,
         "--token-file", str(token_file), "ticker", "p-0003", "1", stdout=asyncio.subprocess.PIPE,
@@ -148,9 +156,14 @@ async def test_the_command_line_edits_watches_and_reads_the_inbox(binary, tmp_pa
     second = await asyncio.wait_for(watch.stdout.readline(), 60)
     assert second.decode().strip() == "p-0003  Smart Linen Keyboard  210.00  stock 12"
     assert await asyncio.wait_for(watch.wait(), 60) == 0
-
-    trending = cli(binary, database, token_file, "trending")
-    assert trending.returncode == 0, trending.stderr
-    assert trending.stdout.splitlines()[0].startswith("p-0001  ") and trending.stdout.splitlines()[0].endswith("views 0  adds 1")
     refused = cli(binary, database, token_file, "edit", "p-0003", "price=free")
     assert refused.returncode == 1 and "validationFailed" in refused.stderr
+
+
+async def test_the_command_line_lists_trending_products(binary, tmp_path):
+    database, token_file = str(tmp_path / "shop.sqlite"), tmp_path / "token"
+    assert cli(binary, database, token_file, "add", "p-0001", "1").returncode == 0
+    trending = cli(binary, database, token_file, "trending")
+    assert trending.returncode == 0, trending.stderr
+    assert trending.stdout.splitlines() == [trending.stdout.splitlines()[0]]
+    assert trending.stdout.startswith("p-0001  Cozy Wool Board Game  ") and trending.stdout.rstrip().endswith("views 0  adds 1")
