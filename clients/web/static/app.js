@@ -174,6 +174,11 @@ function lineTotal(line) {
 
 // ------------------------------------------------------------------------------------------ rendering
 
+/** The children that are there: `replaceChildren` would show a `null` as the text "null". */
+function present(...children) {
+  return children.filter((child) => child != null);
+}
+
 /** A failure the state shows (`{message, retryable}`) and a button that retries it with `type/action`. */
 function problem(id, text, type, action, busy, args) {
   return el("div", { class: "problem", id },
@@ -218,7 +223,7 @@ const renderers = {
     const favoriteUnknown = s.isFavorite === null || s.isFavorite === undefined;
     const trouble = s.error ? s.error.message
       : favoriteUnknown ? "Whether this is a favourite is unknown: the favourites could not be loaded." : null;
-    body.replaceChildren(
+    body.replaceChildren(...present(
       trouble ? problem("detail-problem", trouble, "productDetail", "refresh", s.phase === "loading") : null,
       el("h3", { id: "detail-name" }, p.name),
       el("p", {}, el("span", { class: "badge" }, p.category), " ", p.isFeatured ? el("span", { class: "badge" }, "featured") : null),
@@ -237,7 +242,7 @@ const renderers = {
         favoriteUnknown ? "Favourite unknown" : s.isFavorite ? "★ Favourite" : "☆ Favourite"),
       " ",
       el("button", { type: "button", id: "edit-product", onclick: openEditForm }, "Edit"),
-      s.didAddToCart ? el("p", { class: "muted" }, "Added to the cart.") : null);
+      s.didAddToCart ? el("p", { class: "muted" }, "Added to the cart.") : null));
   },
 
   cart(s) {

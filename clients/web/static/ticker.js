@@ -115,7 +115,7 @@ const tickerRenderers = {
     box.classList.toggle("paused", !s.isConnected);
     const history = s.priceHistory || [];
     const recent = history.slice(-5).reverse();
-    box.replaceChildren(
+    box.replaceChildren(...present(
       el("div", { class: "ticker-head" },
         el("strong", {}, "Live price"), " ",
         el("span", { id: "ticker-status", class: s.isConnected ? "live" : "paused" }, s.isConnected ? "● live" : "○ paused"), " ",
@@ -130,7 +130,7 @@ const tickerRenderers = {
       sparkline(history.map((p) => p.price)),
       el("ol", { id: "ticker-history", class: "list compact" }, ...recent.map((p) => el("li", {},
         el("span", { class: "muted" }, shortTime(p.at)), el("span", { class: "price" }, p.price), el("span", { class: "muted" }, `stock ${p.stock}`)))),
-      el("p", { class: "muted", id: "ticker-count" }, `${history.length} change${history.length === 1 ? "" : "s"} kept`));
+      el("p", { class: "muted", id: "ticker-count" }, `${history.length} change${history.length === 1 ? "" : "s"} kept`)));
   },
 
   productForm(s) {
