@@ -253,7 +253,7 @@ sfl edit p-0003 price=205.50 >/dev/null 2>&1
 wait "$watcher"
 check "ticker exits 0 after its changes" test $? -eq 0
 check "the ticker follows another process's edits" \
-    test "$(tail -n 2 "$work/ticker.out")" = "p-0003  Smart Linen Keyboard  210.00  stock 12
+    test "$(grep '^p-0003  ' "$work/ticker.out" | tail -n 2)" = "p-0003  Smart Linen Keyboard  210.00  stock 12
 p-0003  Smart Linen Keyboard  205.50  stock 12"
 printf '%s\n' 'open ticker p-0003' 'ticker disconnect' 'show ticker' | sfl >"$work/tickershow.out" 2>&1
 check "the ticker's history lists the stored changes" grep -qE '^    [^ ]+  205\.50  stock 12$' "$work/tickershow.out"

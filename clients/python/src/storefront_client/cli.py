@@ -78,13 +78,13 @@ def ticker_line(state: dict) -> str:
 async def watch_ticker(client: Client, product_id: str, changes: int | None) -> None:
     """Prints the product's price and stock, then a line per stored change (`changes` of them, or forever)."""
     ticker = await client.open_ticker(product_id)
-    seen = ticker.state["priceHistory"][-1:], ticker.state["currentPrice"], ticker.state["stock"]
+    # A change is a new price or stock: they show at once, and the history that loads after is the same change.
+    seen = ticker.state["currentPrice"], ticker.state["stock"]
     print(ticker_line(ticker.state), flush=True)
     count = 0
     while changes is None or count < changes:
-        state = await ticker.wait_for(
-            lambda s: (s["priceHistory"][-1:], s["currentPrice"], s["stock"]) != seen, timeout=None)
-        seen = state["priceHistory"][-1:], state["currentPrice"], state["stock"]
+        state = await ticker.wait_for(lambda s: (s["currentPrice"], s["stock"]) != seen, timeout=None)
+        seen = state["currentPrice"], state["stock"]
         print(ticker_line(state), flush=True)
         count += 1
 
