@@ -6,7 +6,9 @@
 "use strict";
 
 let inboxOpening = false;
-const inboxSeen = new Set(); // ids already shown: a notification not among them is marked as new
+let inboxLoaded = false;        // whether the first list was shown
+const inboxSeen = new Set();    // ids shown so far
+const inboxArrived = new Set(); // ids that arrived after the first load: highlighted as new until read
 
 async function openInbox() {
   if (byType.notifications || inboxOpening) return;
@@ -27,6 +29,8 @@ function closeInbox() {
   viewModels.delete(vm.handle);
   connection.request("viewModel/close", { viewModel: vm.handle }).catch(() => {});
   inboxSeen.clear();
+  inboxArrived.clear();
+  inboxLoaded = false;
   $("inbox").hidden = true;
   $("inbox-link").hidden = true;
   $("inbox-badge").hidden = true;
@@ -59,10 +63,20 @@ const inboxRenderers = {
       ? [problem("inbox-retry", `Could not load the inbox: ${s.error ? s.error.message : "unknown error"}`, "notifications", "refresh", s.phase === "loading")] : []));
     $("inbox-mark-all").disabled = unread === 0;
     const items = s.items || [];
-    const fresh = inboxSeen.size > 0 || s.phase === "loaded"; // the first list is not "new"
+    if (s.phase === "loaded") {
+      // The first list is not news; what appears above the ones already shown later is (older pages that
+      // "Load more" appends below are not).
+      let above = inboxLoaded;
+      for (const n of items) {
+        if (inboxSeen.has(n.id)) above = false;
+        else if (above) inboxArrived.add(n.id);
+        inboxSeen.add(n.id);
+      }
+      inboxLoaded = true;
+    }
     $("inbox-items").replaceChildren(...(items.length === 0
       ? [el("li", { class: "muted" }, s.phase === "loading" ? "Loading…" : "No notifications yet.")]
-      : items.map((n) => el("li", { class: `${n.isRead ? "read" : "unread"}${fresh && inboxSeen.size && !inboxSeen.has(n.id) ? " new" : ""}`,
+      : items.map((n) => el("li", { class: `${n.isRead ? "read" : "unread"}${inboxArrived.has(n.id) && !n.isRead ? " new" : ""}`,
         dataset: { notificationId: n.id, kind: n.kind } },
         el("span", { class: "dot", "aria-label": n.isRead ? "read" : "unread" }, n.isRead ? "" : "●"),
         el("span", { class: "name" }, el("strong", {}, n.title), " ", el("span", { class: "body" }, n.body),
@@ -70,7 +84,6 @@ const inboxRenderers = {
         n.productId ? el("button", { type: "button", class: "details", onclick: () => openProduct(n.productId) }, "Product") : null,
         n.isRead ? null : el("button", { type: "button", class: "mark-read",
           onclick: () => act("notifications", "markAsRead", { id: n.id }) }, "Mark read")))));
-    if (s.phase === "loaded") items.forEach((n) => inboxSeen.add(n.id));
     const pageFailed = s.loadMorePhase === "failed";
     $("inbox-more").hidden = !s.hasMore && !pageFailed;
     $("inbox-more").disabled = s.loadMorePhase === "loading";
