@@ -38,14 +38,14 @@ class LiveCalls:
         return inbox
 
     async def notifications_mark_as_read(self, inbox: Mirror, notification_id: str, *,
-                                         expected_version: int | None = None, **keyed: Any) -> dict:
-        """Marks one notification read (in every server showing the inbox)."""
-        return await inbox.action("markAsRead", id=notification_id, expected_version=expected_version, **keyed)
+                                         expected_version: int | None = None) -> dict:
+        """Marks one notification read (in every server showing the inbox). An unknown id is refused
+        `notificationNotFound`."""
+        return await inbox.action("markAsRead", id=notification_id, expected_version=expected_version)
 
-    async def notifications_mark_all_read(self, inbox: Mirror, *, expected_version: int | None = None,
-                                          **keyed: Any) -> dict:
+    async def notifications_mark_all_read(self, inbox: Mirror, *, expected_version: int | None = None) -> dict:
         """Marks every notification of the account read."""
-        return await inbox.action("markAllRead", expected_version=expected_version, **keyed)
+        return await inbox.action("markAllRead", expected_version=expected_version)
 
     async def notifications_load_more(self, inbox: Mirror, *, expected_version: int | None = None) -> dict:
         """Appends the next (older) page; a failure shows in `loadMorePhase`/`loadMoreError`."""
