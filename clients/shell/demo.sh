@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A short scripted storefront-sh session: sign up (a fresh email, so reruns work on one database), search
 # the catalog, open a product and add it to the cart from there, see the cart total, check out, see the
-# order on the dashboard, the profile, and sign out (the session becomes a guest with an empty cart).
+# order on the dashboard and in the inbox, a product edit moving its live price ticker, trending, and sign
+# out (the session becomes a guest with an empty cart).
 #
 #   clients/shell/demo.sh [--database PATH]     (default: the server's own database under $XDG_DATA_HOME)
 #
@@ -44,6 +45,15 @@ session() {
         "# Checkout places the order (guests may not); the dashboard's recent orders list it." \
         "cart checkout" \
         "open dashboard" \
+        "# The inbox: the order placed is a notification, unread until read (any server on the file sees it)." \
+        "inbox" \
+        "inbox read-all" \
+        "# Live prices: an edit stored here (or by any other process) moves every open ticker of the product." \
+        "open ticker p-0003" \
+        "edit p-0003 price=279.99" \
+        "show ticker" \
+        "# Trending: what was viewed and added to carts over the last 24 hours." \
+        "trending" \
         "whoami" \
         "# Sign out: the token stops working everywhere, and this session is a fresh guest with an empty cart." \
         "logout" \

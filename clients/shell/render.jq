@@ -84,13 +84,18 @@ def render_section($name; $section; row):
   (if .error then "    ! \(.error.message)" + (if .phase == "failed" then "  [retry: dashboard reloadSection \($section)]" else "" end) else empty end),
   (.items[:5][] | "  " + row), (if (.items | length) > 5 then "    ... \(.items | length - 5) more" else empty end);
 
+# A trending product: the last 24 hours' views and cart adds (the section is not live: reload it).
+def trending_row: "  \(.product.id)  \(.product.name)  \(.product.price)  views \(.views)  adds \(.cartAdds)";
+
 def render_dashboard:
+  (.trending // empty | render_section("trending"; "trending"; trending_row)),
   (.featured | render_section("featured"; "featured"; product_row)),
   (.categories | render_section("categories"; "categories"; "  \(.name): \(.productCount)")),
   (.recentOrders | render_section("recent orders"; "recentOrders"; order_row)),
   (.recommended | render_section("recommended"; "recommended"; product_row));
 
 def render_form:
+  (if .mode == "edit" then "  editing \(.productId)" + (if .hasChanges == true then "  (unsaved changes)" else "" end) else empty end),
   "  phase: \(.phase)  submit: \(.submitPhase)  valid: \(.isValid)", problem("form refresh"),
   (.fields | to_entries[] | "  \(.key): \(.value | tojson)"),
   (.errors | to_entries[] | "  ! \(.key): \(.value)"),
@@ -113,6 +118,23 @@ def render_registration:
   (.errors | to_entries[] | "  ! \(.key): \(.value)"),
   (if .signedIn then "  signed in" else empty end);
 
+# The inbox, newest first: "*" marks an unread notification.
+def render_notifications:
+  "  phase: \(.phase)  unread: \(.unreadCount)" + (if .enabled == false then "  (notifications are off in the profile)" else "" end),
+  problem("inbox refresh"),
+  (if (.items | length) == 0 and .phase == "loaded" then "  (no notifications)" else empty end),
+  (.items[] | "  \(if .isRead then " " else "*" end) \(.id)  \(.createdAt)  \(.title): \(.body)"),
+  (if .loadMorePhase == "failed" then "  ! more: \(.loadMoreError.message // "the next page failed to load")  [retry: inbox more]"
+   elif .hasMore then "  ... older ones: inbox more" else empty end);
+
+# A product's live price: now, then the last changes (oldest first, as the history is kept).
+def render_ticker:
+  "  phase: \(.phase)  " + (if .isConnected then "connected" else "disconnected (ticker connect follows again)" end),
+  problem("ticker refresh"),
+  "  \(.productId)  \(.name // "")  \(.currentPrice // "-")  stock \(.stock // "-")",
+  (.priceHistory[-10:][] | "    \(.at)  \(.price)  stock \(.stock)"),
+  "  \(.priceHistory | length) change(s) kept";
+
 def render($type):
   if $type == "catalog" then render_catalog
   elif $type == "productDetail" then render_detail
@@ -122,4 +144,6 @@ def render($type):
   elif $type == "login" then render_login
   elif $type == "profile" then render_profile
   elif $type == "registration" then render_registration
+  elif $type == "notifications" then render_notifications
+  elif $type == "priceTicker" then render_ticker
   else tojson end;

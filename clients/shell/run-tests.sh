@@ -50,6 +50,10 @@ check "demo computes the line total" contains "$work/demo.out" "p-0003  Smart Li
 # How many notifications a checkout takes (one turn or two) is not part of the protocol: no fixed version.
 check "demo checks out" grep -qE '^ok: cart checkout -> version [0-9]+ orderId="o-000001"$' "$work/demo.out"
 check "demo dashboard lists the order" contains "$work/demo.out" "o-000001  2 item(s)  total 680.66"
+check "demo shows the order in the inbox" grep -qE '^  \* n-[0-9]+  ' "$work/demo.out"
+check "demo reads the inbox" after_has "$work/demo.out" "^ok: notifications markAllRead" "  phase: loaded  unread: 0"
+check "demo's edit moves the open ticker" grep -qE '^  \[priceTicker #[0-9]+\] /currentPrice: "285\.99" -> "279\.99"$' "$work/demo.out"
+check "demo shows trending" after_has "$work/demo.out" "^\$ trending" "  trending (loaded)"
 check "demo signs up" grep -qE '^registered; signed in as demo-[0-9]+-[0-9]+-[0-9]+@example.com ' "$work/demo.out"
 check "demo signs out to an empty guest cart" after_has "$work/demo.out" "^signed out; now a guest" "  (empty)"
 check "demo prints no password" bash -c "! grep -qE '^demo-[A-Za-z0-9]*-7\$' '$work/demo.out'"
@@ -203,6 +207,67 @@ check "a taken email is refused: emailTaken" contains "$work/taken.out" "[emailT
 sf registration setField password 'secret word 1' >"$work/pwarg.out" 2>&1
 check "a password as a command word is refused" contains "$work/pwarg.out" "passwords are read, not given"
 check "accounts leave no server" no_server_left
+
+# Live screens, on a database of their own: the inbox, product edits, a ticker following another process's
+# edits, trending.
+live=$work/live.sqlite
+sfl() { "$here/storefront-sh" --database "$live" --token-file "$work/live.token" "$@"; }
+wait_for_text() { # FILE TEXT: polls until FILE holds TEXT (the 60 s bound only decides when a stuck run fails)
+    for _ in $(seq 600); do grep -qF -- "$2" "$1" && return 0; sleep 0.1; done
+    echo "  '$2' never came in $1:"; sed 's/^/  | /' "$1" | tail -n 20
+    return 1
+}
+STOREFRONT_TOKEN_FILE=$work/guest.token "$here/storefront-sh" --database "$live" inbox >"$work/guestinbox.out" 2>&1
+check "a guest has no inbox: signInRequired" contains "$work/guestinbox.out" "[signInRequired]"
+printf '%s\n' "$password" | sfl register inbox@example.com >/dev/null 2>&1
+sfl inbox >"$work/inbox0.out" 2>&1
+check "a new account's inbox is empty" contains "$work/inbox0.out" "  phase: loaded  unread: 0"
+check "and says so" contains "$work/inbox0.out" "  (no notifications)"
+sfl cart add p-0001 1 >/dev/null 2>&1 && sfl cart checkout >/dev/null 2>&1
+sfl inbox >"$work/inbox1.out" 2>&1
+check "an order placed arrives in the inbox" contains "$work/inbox1.out" "  phase: loaded  unread: 1"
+check "marked unread" grep -qE '^  \* n-[0-9]+  ' "$work/inbox1.out"
+notification=$(sed -n 's/^  \* \(n-[0-9]*\)  .*/\1/p' "$work/inbox1.out" | head -n 1)
+sfl inbox read "$notification" >"$work/inbox2.out" 2>&1
+check "inbox read marks it read" contains "$work/inbox2.out" "  phase: loaded  unread: 0"
+check "and shows it without its mark" grep -qE "^    $notification  " "$work/inbox2.out"
+sfl cart add p-0002 1 >/dev/null 2>&1 && sfl cart checkout >/dev/null 2>&1
+sfl cart add p-0002 1 >/dev/null 2>&1 && sfl cart checkout >/dev/null 2>&1
+sfl inbox read-all >"$work/inbox3.out" 2>&1
+check "inbox read-all marks every one read" contains "$work/inbox3.out" "  phase: loaded  unread: 0"
+check "three notifications, newest first, none unread" \
+    test "$(grep -cE '^    n-[0-9]+  ' "$work/inbox3.out")" = 3
+check "none marked" bash -c "! grep -qE '^  \\* n-' '$work/inbox3.out'"
+
+# `ticker p-0003 2` prints the price now, then the next two changes, made here by other processes.
+sfl ticker p-0003 2 >"$work/ticker.out" 2>&1 &
+watcher=$!
+wait_for_text "$work/ticker.out" "p-0003  Smart Linen Keyboard  285.99  stock "
+check "ticker prints the price and stock now" grep -qE '^p-0003  Smart Linen Keyboard  285\.99  stock [0-9]+$' "$work/ticker.out"
+sfl edit p-0003 price=210.00 stock=12 >"$work/edit.out" 2>&1
+check "edit saves a product" contains "$work/edit.out" "ok: p-0003 saved"
+check "edit shows the form in edit mode" contains "$work/edit.out" "  editing p-0003"
+check "with the saved price" contains "$work/edit.out" '  price: "210.00"'
+wait_for_text "$work/ticker.out" "p-0003  Smart Linen Keyboard  210.00  stock 12"
+sfl edit p-0003 price=205.50 >/dev/null 2>&1
+wait "$watcher"
+check "ticker exits 0 after its changes" test $? -eq 0
+check "the ticker follows another process's edits" \
+    test "$(grep '^p-0003  ' "$work/ticker.out" | tail -n 2)" = "p-0003  Smart Linen Keyboard  210.00  stock 12
+p-0003  Smart Linen Keyboard  205.50  stock 12"
+printf '%s\n' 'open ticker p-0003' 'ticker disconnect' 'show ticker' | sfl >"$work/tickershow.out" 2>&1
+check "the ticker's history lists the stored changes" grep -qE '^    [^ ]+  205\.50  stock 12$' "$work/tickershow.out"
+check "ticker disconnect stops following" contains "$work/tickershow.out" "  phase: loaded  disconnected (ticker connect follows again)"
+sfl edit p-0003 price=free >"$work/badedit.out" 2>&1
+check "an invalid edit fails" test $? -ne 0
+check "and says why" grep -qE '\[validationFailed\]' "$work/badedit.out"
+check "naming the field" grep -qE '^  ! price: ' "$work/badedit.out"
+
+sfl product p-0003 >/dev/null 2>&1
+sfl trending >"$work/trending.out" 2>&1
+check "trending lists the products added to carts" grep -qE '^    p-0002  .*  views 0  adds 2$' "$work/trending.out"
+check "and viewed" grep -qE '^    p-0003  Smart Linen Keyboard  205\.50  views 1  adds 0$' "$work/trending.out"
+check "live screens leave no server" no_server_left "$live"
 
 # Interrupting the client reaps its server.
 mkfifo "$work/in"

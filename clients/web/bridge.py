@@ -8,6 +8,7 @@ own origin and Host (so other sites, and DNS rebinding, cannot drive it). Each s
 stopped and reaped when the socket closes, and every server when the bridge exits.
 
     python3 clients/web/bridge.py [--port 8765] [--database PATH] [--server BIN] [--token TOKEN] [--faults SPEC]
+                                  [--simulate-market RATE]
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ STATIC = HERE / "static"
 REPO = HERE.parent.parent
 # The page needs the token; its assets hold no secrets and are served to anyone on this machine.
 PAGES = {"/": "index.html", "/index.html": "index.html"}
-ASSETS = {"/app.js", "/account.js", "/jsonpatch.js", "/style.css"}
+ASSETS = {"/app.js", "/account.js", "/inbox.js", "/ticker.js", "/jsonpatch.js", "/style.css"}
 MAX_MESSAGE = 16 * 1024 * 1024
 STOP_GRACE = 3.0  # seconds a server gets to exit after end of input, before SIGTERM, then SIGKILL
 
@@ -184,6 +185,8 @@ async def main() -> int:
     parser.add_argument("--server", help="the storefront binary")
     parser.add_argument("--token", help="the access token (default: a random one)")
     parser.add_argument("--faults", help="the server's --faults (fault injection), e.g. 'favorites:failure-rate=1'")
+    parser.add_argument("--simulate-market", metavar="RATE",
+                        help="the server's --simulate-market: prices and stock move by themselves (a simulation)")
     parser.add_argument("--log-level", default="info")
     options = parser.parse_args()
     logging.basicConfig(level=options.log_level.upper(), stream=sys.stderr,
@@ -193,6 +196,8 @@ async def main() -> int:
     server_args = ["--database", options.database] if options.database else []
     if options.faults:
         server_args += ["--faults", options.faults]
+    if options.simulate_market:
+        server_args += ["--simulate-market", options.simulate_market]
     bridge = Bridge(find_server(options.server), server_args, options.token or secrets.token_urlsafe(24), options.port)
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):

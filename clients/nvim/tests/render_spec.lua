@@ -42,5 +42,22 @@ lines = render.cart(cart)
 check('a failed cart offers its retry', has(lines, '! The cart service is unavailable. (retryable)   R retry'))
 check('a failed cart does not claim to be empty', has(lines, "(the cart's lines are unknown)"))
 
+local inbox = {
+  phase = 'loaded', unreadCount = 1, hasMore = true, loadMorePhase = 'idle', enabled = true,
+  items = {
+    { id = 'n-7', kind = 'priceDropped', title = 'Price drop', body = 'Lamp is now 9.99', createdAt = '2026-11-22T20:00:00Z', isRead = false },
+    { id = 'n-3', kind = 'orderPlaced', title = 'Order placed', body = 'o-000001', createdAt = '2026-11-22T19:00:00Z', isRead = true },
+  },
+}
+lines = render.notifications(inbox)
+check('the inbox says how many are unread', lines[1]:find('^Inbox  %[loaded%]  1 unread') ~= nil)
+check('an unread notification is marked', has(lines, '* n-7  2026-11-22T20:00:00Z  Price drop: Lamp is now 9.99'))
+check('a read one is not', has(lines, '  n-3  2026-11-22T19:00:00Z  Order placed: o-000001'))
+check('older ones are offered', has(lines, '... older ones: L'))
+inbox.enabled, inbox.items, inbox.hasMore, inbox.unreadCount = false, {}, false, 0
+lines = render.notifications(inbox)
+check('an empty inbox says so', has(lines, '(no notifications)'))
+check('notifications turned off are named', lines[1]:find('notifications are off', 1, true) ~= nil)
+
 io.stdout:write(string.format('render: %d passed, %d failed\n', passed, failed))
 vim.cmd(failed == 0 and 'qall!' or 'cquit 1')

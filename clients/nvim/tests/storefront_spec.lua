@@ -46,7 +46,7 @@ local function expect(what, condition)
     say('ok   ' .. what)
   else
     local shown = {}
-    for _, name in ipairs({ 'catalog', 'productDetail', 'cart', 'dashboard' }) do
+    for _, name in ipairs({ 'catalog', 'productDetail', 'cart', 'dashboard', 'notifications' }) do
       shown[#shown + 1] = name .. ':\n  ' .. table.concat(buffer_lines(name), '\n  ')
     end
     finish(what .. '\nlast error: ' .. tostring(sf.last_error) .. '\n' .. table.concat(shown, '\n'))
@@ -157,6 +157,34 @@ local ok, err = pcall(function()
   vim.cmd('StorefrontDashboard')
   expect('the dashboard lists the order', function()
     return has_line('dashboard', '^Recent orders %[loaded%]$') and has_line('dashboard', '^  o%-000001  3 items  total 704%.45')
+  end)
+
+  -- The inbox: the order placed is there, unread; a second order arrives live; r marks one read, A all.
+  vim.cmd('StorefrontInbox')
+  expect('the inbox lists the order placed, unread', function()
+    return has_line('notifications', '^Inbox  %[loaded%]  1 unread') and has_line('notifications', '^%* n%-%d+  ')
+  end)
+  local ordered = false
+  sf.action('cart', 'add', { productId = 'p-0001', quantity = 1 }, function()
+    sf.action('cart', 'checkout', nil, function()
+      ordered = true
+    end)
+  end)
+  expect('a second order arrives in the open inbox', function()
+    return ordered and has_line('notifications', '^Inbox  %[loaded%]  2 unread')
+  end)
+  vim.cmd('StorefrontInbox')
+  vim.fn.cursor(1, 1)
+  vim.fn.search('^\\* n-')
+  local marked = sf.notification_id_at_cursor()
+  vim.cmd('normal r')
+  expect('r marks the notification under the cursor read', function()
+    return marked and has_line('notifications', '^Inbox  %[loaded%]  1 unread')
+      and has_line('notifications', '^  ' .. marked:gsub('%-', '%%-') .. '  ')
+  end)
+  vim.cmd('StorefrontMarkAllRead')
+  expect(':StorefrontMarkAllRead marks the rest', function()
+    return has_line('notifications', '^Inbox  %[loaded%]  0 unread') and not has_line('notifications', '^%* ')
   end)
 
   -- A product deleted from a catalog leaves the cart with a notice, until dismissed. The catalog still

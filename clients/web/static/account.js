@@ -184,12 +184,15 @@ const accountRenderers = {
     $("login-submit").disabled = s.phase === "loggingIn";
     $("login-submit").textContent = s.phase === "loggingIn" ? "Signing in…" : "Sign in";
 
-    if (signedIn) openProfile();
-    else if (lastLoginPhase === "loggedIn") {
+    if (signedIn) {
+      openProfile();
+      openInbox();  // inbox.js: an account's notifications
+    } else if (lastLoginPhase === "loggedIn") {
       // Signed out, here or in another window (the token is then revoked everywhere): forget it.
       sessionTokens.drop(sessionToken);
       sessionToken = null;
       closeProfile();
+      closeInbox();
     }
     lastLoginPhase = s.phase;
   },

@@ -1,5 +1,6 @@
 // The Storefront page: a JSON-RPC client over the bridge's WebSocket, ViewModels kept current from
-// viewModel/changed patches, and plain DOM rendering of catalog, product, cart and dashboard.
+// viewModel/changed patches, and plain DOM rendering of catalog, product, cart and dashboard (the account
+// is in account.js, the inbox in inbox.js, the product's ticker and edit form in ticker.js).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -141,6 +142,9 @@ async function openProduct(productId) {
     viewModels.delete(previous.handle);
     connection.request("viewModel/close", { viewModel: previous.handle }).catch(() => {});
   }
+  // The product's live price (ticker.js); an edit form of another product closes.
+  if (byType.productForm && byType.productForm.state.productId !== productId) closeEditForm();
+  await openTicker(productId);
 }
 
 // -------------------------------------------------------------------------------------------- money
@@ -169,6 +173,11 @@ function lineTotal(line) {
 }
 
 // ------------------------------------------------------------------------------------------ rendering
+
+/** The children that are there: `replaceChildren` would show a `null` as the text "null". */
+function present(...children) {
+  return children.filter((child) => child != null);
+}
 
 /** A failure the state shows (`{message, retryable}`) and a button that retries it with `type/action`. */
 function problem(id, text, type, action, busy, args) {
@@ -214,7 +223,7 @@ const renderers = {
     const favoriteUnknown = s.isFavorite === null || s.isFavorite === undefined;
     const trouble = s.error ? s.error.message
       : favoriteUnknown ? "Whether this is a favourite is unknown: the favourites could not be loaded." : null;
-    body.replaceChildren(
+    body.replaceChildren(...present(
       trouble ? problem("detail-problem", trouble, "productDetail", "refresh", s.phase === "loading") : null,
       el("h3", { id: "detail-name" }, p.name),
       el("p", {}, el("span", { class: "badge" }, p.category), " ", p.isFeatured ? el("span", { class: "badge" }, "featured") : null),
@@ -231,7 +240,9 @@ const renderers = {
       " ",
       el("button", { type: "button", id: "favorite", disabled: !s.canToggleFavorite, onclick: () => act("productDetail", "toggleFavorite") },
         favoriteUnknown ? "Favourite unknown" : s.isFavorite ? "★ Favourite" : "☆ Favourite"),
-      s.didAddToCart ? el("p", { class: "muted" }, "Added to the cart.") : null);
+      " ",
+      el("button", { type: "button", id: "edit-product", onclick: openEditForm }, "Edit"),
+      s.didAddToCart ? el("p", { class: "muted" }, "Added to the cart.") : null));
   },
 
   cart(s) {
@@ -272,6 +283,13 @@ const renderers = {
     };
     section("recent-orders", s.recentOrders, (o) => el("li", { dataset: { orderId: o.id } },
       el("span", { class: "name" }, `${o.id} · ${o.itemCount} item(s)`), el("span", { class: "price" }, o.total)), "recentOrders");
+    // Trending (the last 24 hours' views and cart adds, most first) is not live: it changes on a reload.
+    if (s.trending) {
+      section("trending", s.trending, (t) => el("li", { dataset: { productId: t.product.id } },
+        el("span", { class: "name", title: t.product.name }, t.product.name),
+        el("span", { class: "muted" }, `${t.views} view${t.views === 1 ? "" : "s"} · ${t.cartAdds} add${t.cartAdds === 1 ? "" : "s"}`),
+        el("button", { type: "button", onclick: () => openProduct(t.product.id) }, "Details")), "trending");
+    }
     section("featured", s.featured, (p) => el("li", {},
       el("span", { class: "name", title: p.name }, p.name), el("span", { class: "price" }, p.price),
       el("button", { type: "button", onclick: () => openProduct(p.id) }, "Details")), "featured");
@@ -281,6 +299,8 @@ const renderers = {
 
 // The account's screens (sign-up, sign-in, profile) are in account.js.
 Object.assign(renderers, accountRenderers);
+// The inbox is in inbox.js; the product's ticker and edit form in ticker.js.
+Object.assign(renderers, inboxRenderers, tickerRenderers);
 
 function render(type) {
   const vm = byType[type];
@@ -322,7 +342,10 @@ async function start() {
   $("search-form").addEventListener("submit", (event) => event.preventDefault());
   $("load-more").addEventListener("click", () => act("catalog", "loadMore"));
   $("checkout").addEventListener("click", () => act("cart", "checkout"));
+  $("trending-reload").addEventListener("click", () => act("dashboard", "reloadSection", { section: "trending" }));
   wireAccountForms();
+  wireInbox();
+  wireTicker();
 }
 
 start();

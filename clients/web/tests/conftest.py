@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
+import json
 import os
 import subprocess
 import sys
@@ -65,6 +67,82 @@ def running_bridge(folder: Path, *options: str):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def storefront_binary() -> str:
+    """The server the bridge starts (its own rule: $STOREFRONT_BIN, the newest repository build, PATH)."""
+    sys.path.insert(0, str(WEB))
+    try:
+        from bridge import find_server
+    finally:
+        sys.path.remove(str(WEB))
+    return find_server(None)
+
+
+class StdioServer:
+    """A second `storefront serve` on the bridge's database, driven from the test over its pipes: what another
+    process (a script, an editor, another person's browser) changes arrives in the page through the change feed.
+    Requests are answered in order here (one at a time); notifications are read and dropped."""
+
+    def __init__(self, database: Path, log: Path):
+        self.process = subprocess.Popen([storefront_binary(), "serve", "--framing", "ndjson", "--database", str(database)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+        self.ids = itertools.count(1)
+        self.request("initialize", {"clientInfo": {"name": "web-tests"}, "capabilities": {"stateUpdates": "snapshot"}})
+        self.states: dict[str, dict] = {}
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        """Sends one request and returns its result; raises AssertionError with the error otherwise."""
+        id_ = next(self.ids)
+        message = {"jsonrpc": "2.0", "id": id_, "method": method, **({"params": params} if params is not None else {})}
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+        while True:
+            line = self.process.stdout.readline()
+            assert line, f"the second server exited (status {self.process.poll()})"
+            answer = json.loads(line)
+            if answer.get("method") == "viewModel/changed":
+                self.states[answer["params"]["viewModel"]] = answer["params"]["state"]
+            elif answer.get("id") == id_:
+                assert "error" not in answer, f"{method}: {answer['error']}"
+                return answer["result"]
+
+    def open(self, type_: str, **args) -> str:
+        result = self.request("viewModel/open", {"type": type_, "args": args})
+        self.states[result["viewModel"]] = result["state"]
+        return result["viewModel"]
+
+    def wait_loaded(self, handle: str) -> dict:
+        """The state once its phase is no longer loading (its load arrives as a notification)."""
+        deadline = time.monotonic() + 60
+        while self.states[handle].get("phase") in ("idle", "loading"):
+            assert time.monotonic() < deadline, f"{handle} did not load"
+            self.request("ping")
+            time.sleep(0.05)
+        return self.states[handle]
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def second_server(tmp_path):
+    """Starts a second server on `tmp_path/shop.sqlite` (the bridge fixture's database) when called."""
+    started: list[StdioServer] = []
+
+    def start() -> StdioServer:
+        server = StdioServer(tmp_path / "shop.sqlite", tmp_path / f"second-{len(started)}.log")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.close()
 
 
 @pytest.fixture

@@ -102,6 +102,10 @@ local function buffer_for(type_name)
     end, 'remove the line')
     map(buf, 'C', function() M.checkout() end, 'checkout')
     map(buf, 'd', function() M.dismiss_notices() end, 'dismiss the notices')
+  elseif type_name == 'notifications' then
+    map(buf, 'r', function() M.mark_read() end, 'mark the notification under the cursor read')
+    map(buf, 'A', function() M.mark_all_read() end, 'mark every notification read')
+    map(buf, 'L', function() M.action('notifications', 'loadMore') end, 'load older notifications')
   end
   view.buf = buf
   return buf
@@ -304,6 +308,7 @@ local reload_action = {
   productForm = 'refresh',
   cart = 'refresh',
   dashboard = 'reload',
+  notifications = 'refresh',
 }
 
 --- Loads the current buffer's ViewModel again (`type_name` overrides the buffer): a retry.
@@ -331,6 +336,38 @@ end
 function M.dismiss_notices()
   with_vm('cart', nil, function()
     M.action('cart', 'dismissNotices')
+  end)
+end
+
+-- --------------------------------------------------------------------------------------------- inbox
+-- The signed-in account's notifications (orders placed, favourites back in stock or cheaper), newest first,
+-- arriving live from any server on the database. A guest has none (`signInRequired`).
+
+function M.inbox()
+  with_vm('notifications', nil, function()
+    show('notifications')
+  end)
+end
+
+--- The notification id on the cursor's line of the inbox buffer.
+function M.notification_id_at_cursor()
+  return vim.api.nvim_get_current_line():match('^[%* ] (n%-%d+)%s')
+end
+
+--- Marks a notification read: `id`, else the one under the cursor.
+function M.mark_read(id)
+  id = (id ~= nil and id ~= '') and id or M.notification_id_at_cursor()
+  if not id then
+    return notify_error('which notification? :StorefrontMarkRead {id}, or r on an inbox line')
+  end
+  with_vm('notifications', nil, function()
+    M.action('notifications', 'markAsRead', { id = id })
+  end)
+end
+
+function M.mark_all_read()
+  with_vm('notifications', nil, function()
+    M.action('notifications', 'markAllRead')
   end)
 end
 

@@ -152,6 +152,31 @@ function M.dashboard(state)
   return lines
 end
 
+--- The inbox, newest first: `*` marks an unread notification; the id comes second so `r` can read it back.
+function M.notifications(state)
+  local lines = {
+    string.format('Inbox  [%s]  %d unread%s   r mark read  A mark all read  L more  R refresh', text(state.phase),
+      tonumber(state.unreadCount) or 0, state.enabled == false and '  (notifications are off in your profile)' or ''),
+  }
+  problem_lines(lines, state, 'R retry')
+  lines[#lines + 1] = ''
+  local items = present(state.items) and state.items or {}
+  if #items == 0 and state.phase == 'loaded' then
+    lines[#lines + 1] = '(no notifications)'
+  end
+  for _, item in ipairs(items) do
+    lines[#lines + 1] = string.format('%s %s  %s  %s: %s', item.isRead and ' ' or '*', text(item.id), text(item.createdAt),
+      text(item.title), text(item.body))
+  end
+  if state.loadMorePhase == 'failed' then
+    local err = present(state.loadMoreError) and state.loadMoreError or { message = 'the next page failed to load' }
+    error_lines(lines, err, 'more: ', 'L retry')
+  elseif state.hasMore then
+    lines[#lines + 1] = '... older ones: L'
+  end
+  return lines
+end
+
 function M.render(type_name, state)
   local renderer = M[type_name]
   if not renderer or type(state) ~= 'table' then

@@ -9,6 +9,10 @@ echo off; never from the command line.
     register EMAIL          login EMAIL          logout          whoami
     profile                 profile-set FIELD VALUE   (name, email, bio, notifications on|off)
     cart                    add PRODUCT_ID [QTY]      checkout
+    inbox                   read NOTIFICATION_ID      read-all          (signed in)
+    ticker PRODUCT_ID [N]   the price and stock now, then N changes (default: until interrupted)
+    edit PRODUCT_ID FIELD=VALUE...   (name, description, price, stock, category)
+    trending
 """
 
 from __future__ import annotations
@@ -56,6 +60,33 @@ def print_user(login_state: dict) -> None:
         print("a guest (not signed in)" + (f": {login_state['message']}" if login_state.get("message") else ""))
     for line in login_state.get("cappedLines") or []:
         print(f"  capped: {line['name']} ({line['productId']}): kept {line['kept']} of {line['requested']}")
+
+
+def print_inbox(state: dict) -> None:
+    """One line per notification, newest first: `*` marks the unread ones."""
+    print(f"{state['unreadCount']} unread" + ("" if state.get("enabled", True) else " (notifications are off)"))
+    for item in state["items"]:
+        print(f"{'*' if not item['isRead'] else ' '} {item['id']}  {item['createdAt']}  {item['title']}: {item['body']}")
+    if state.get("hasMore"):
+        print("  ... older ones not shown")
+
+
+def ticker_line(state: dict) -> str:
+    return f"{state['productId']}  {state['name']}  {state['currentPrice']}  stock {state['stock']}"
+
+
+async def watch_ticker(client: Client, product_id: str, changes: int | None) -> None:
+    """Prints the product's price and stock, then a line per stored change (`changes` of them, or forever)."""
+    ticker = await client.open_ticker(product_id)
+    # A change is a new price or stock: they show at once, and the history that loads after is the same change.
+    seen = ticker.state["currentPrice"], ticker.state["stock"]
+    print(ticker_line(ticker.state), flush=True)
+    count = 0
+    while changes is None or count < changes:
+        state = await ticker.wait_for(lambda s: (s["currentPrice"], s["stock"]) != seen, timeout=None)
+        seen = state["currentPrice"], state["stock"]
+        print(ticker_line(state), flush=True)
+        count += 1
 
 
 async def run(arguments: argparse.Namespace) -> int:
@@ -112,6 +143,29 @@ async def run(arguments: argparse.Namespace) -> int:
                 await cart.wait_for(lambda s: s["phase"] != "loading")
                 result = await client.cart_checkout(cart)
                 print(f"order {result['orderId']} placed")
+            elif command == "inbox" and not args:
+                print_inbox((await client.open_inbox()).state)
+            elif command == "read" and len(args) == 1:
+                inbox = await client.open_inbox()
+                await client.notifications_mark_as_read(inbox, args[0])
+                print_inbox(inbox.state)
+            elif command == "read-all" and not args:
+                inbox = await client.open_inbox()
+                await client.notifications_mark_all_read(inbox)
+                print_inbox(inbox.state)
+            elif command == "ticker" and 1 <= len(args) <= 2:
+                await watch_ticker(client, args[0], int(args[1]) if len(args) == 2 else None)
+            elif command == "edit" and len(args) >= 2 and all("=" in a for a in args[1:]):
+                fields = dict(a.split("=", 1) for a in args[1:])
+                form = await client.open_product_editor(args[0])
+                for field, value in fields.items():
+                    await client.form_set_field(form, field, value)
+                await client.form_submit(form)
+                print(json.dumps(form.state["fields"], sort_keys=True))
+            elif command == "trending" and not args:
+                for item in await client.trending():
+                    product = item["product"]
+                    print(f"{product['id']}  {product['name']}  {product['price']}  views {item['views']}  adds {item['cartAdds']}")
             else:
                 print(f"storefront-client: bad command: {' '.join([command, *args])}\n{__doc__}", file=sys.stderr)
                 return 2

@@ -11,13 +11,14 @@ from typing import Any, Awaitable, Literal, Sequence
 
 from .accounts import AccountCalls
 from .errors import ConnectionClosed, RequestTimeout, StorefrontError
+from .live import LiveCalls
 from .mirror import Mirror
 
 ViewModelType = Literal["catalog", "productDetail", "productForm", "cart", "dashboard", "registration", "login",
-                        "profile"]
+                        "profile", "notifications", "priceTicker"]
 Sort = Literal["name", "price", "newest"]
-Section = Literal["featured", "categories", "recentOrders", "recommended"]
-FormField = Literal["name", "description", "price", "category"]
+Section = Literal["featured", "categories", "recentOrders", "recommended", "trending"]
+FormField = Literal["name", "description", "price", "category", "stock"]
 
 #: Largest line read from the server (its default message limit is 16 MiB).
 _LINE_LIMIT = 64 * 1024 * 1024
@@ -37,9 +38,11 @@ STORING_ACTIONS: dict[str, frozenset[str]] = {
 DEFAULT_RETRIES = 3
 
 
-class Client(AccountCalls):
+class Client(AccountCalls, LiveCalls):
     """One `storefront serve` process and the session with it (a guest until it signs in: see
-    :class:`~storefront_client.accounts.AccountCalls` for register, login, resume, logout and the profile).
+    :class:`~storefront_client.accounts.AccountCalls` for register, login, resume, logout and the profile,
+    and :class:`~storefront_client.live.LiveCalls` for the inbox, the price ticker, product edits and
+    trending).
 
     Use :meth:`start` (or ``async with await Client.start(...)``); :meth:`close` shuts the server down and
     reaps the process, killing it after a grace period if it does not exit.
@@ -351,8 +354,9 @@ class Client(AccountCalls):
         """`viewModel/open`: opens a ViewModel and returns its live :class:`Mirror`.
 
         Args:
-            type: `catalog`, `productDetail` (`productId=...`), `productForm`, `cart`, `dashboard`,
-                `registration`, `login` or `profile` (refused `signInRequired` for a guest).
+            type: `catalog`, `productDetail` (`productId=...`), `productForm` (`productId=...`: edit mode),
+                `cart`, `dashboard`, `registration`, `login`, `profile` or `notifications` (both refused
+                `signInRequired` for a guest), `priceTicker` (`productId=...`).
             args: the open `args`.
         """
         params: dict[str, Any] = {"type": type}
@@ -457,9 +461,9 @@ class Client(AccountCalls):
     async def form_submit(self, form: Mirror, *, idempotency_key: str | None = None,
                           expected_version: int | None = None, timeout: float | None = None,
                           retries: int | None = None) -> dict:
-        """Creates the product (stores). Refused `validationFailed` (every field error then shows in
-        `state["errors"]`), `alreadySubmitting`, or `alreadySubmitted` after a success until a field
-        changes or a reset."""
+        """Creates the product, or in edit mode stores the product's changed fields (stores). Refused
+        `validationFailed` (every field error then shows in `state["errors"]`), `alreadySubmitting`, or in
+        create mode `alreadySubmitted` after a success until a field changes or a reset."""
         return await form.action("submit", idempotency_key=idempotency_key,
                                  expected_version=expected_version, timeout=timeout, retries=retries)
 
