@@ -12,6 +12,7 @@ import Testing
     let cart = CartServiceDouble()
     let orders = OrderServiceDouble()
     let favorites = FavoritesServiceDouble()
+    let analytics = AnalyticsServiceDouble()
     let events = ShopEvents()
     let clock = TestClock<Duration>()
     let product = Fixture.product(7, price: 1_250, stock: 4, maxPerOrder: 3)
@@ -29,7 +30,7 @@ import Testing
         catalog.product.returns(product)
         favorites.isFavorite.returns(false)
         let detail = ProductDetailViewModel(
-            productId: product.id, catalog: catalog, favorites: favorites, cart: cart, events: events,
+            productId: product.id, catalog: catalog, favorites: favorites, cart: cart, analytics: analytics, events: events,
             session: .signedInForTests(events: events), clock: clock)
         detail.appear()
         await settle { detail.phase == .loaded && detail.inCart != nil && detail.isFavorite != nil }
@@ -69,7 +70,7 @@ import Testing
         let before = Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 4)
         let after = Cart(lines: [Fixture.line(repriced, quantity: 2)], tax: .zero, revision: 4)
         cart.cart.returns(before)
-        let viewModel = CartViewModel(cart: cart, orders: orders, events: events, session: .signedInForTests(events: events))
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: .signedInForTests(events: events))
         viewModel.appear()
         await settle { viewModel.phase == .loaded }
         events.publish(.productChanged(other))
@@ -90,8 +91,9 @@ import Testing
         catalog.categories.returns([Fixture.books])
         orders.recentOrders.returns([])
         recommendations.recommendations.returns(suggested)
+        analytics.trending.returns([])
         let dashboard = DashboardViewModel(
-            catalog: catalog, orders: orders, recommendations: recommendations, events: events,
+            catalog: catalog, orders: orders, recommendations: recommendations, analytics: analytics, events: events,
             session: .signedInForTests(events: events))
         dashboard.appear()
         await settle { dashboard.featured.phase == .loaded && dashboard.recommended.phase == .loaded }

@@ -201,7 +201,6 @@ final class AnalyticsServiceDouble: AnalyticsService {
         try await self.trending.callAsFunction(Query(since: since, limit: limit))
     }
     func flush() async {}
-    }
 }
 
 extension Fixture {
