@@ -5,7 +5,8 @@ extension JSONPatch {
     ///
     /// Objects are compared member by member (in sorted key order, so the result is deterministic).
     /// Arrays are compared after dropping their common prefix and suffix, so one inserted or removed
-    /// element costs one operation; the rest is compared position by position. A container in which
+    /// element costs one operation; a rest that moved along (``ArrayShift``: a rolling window, a capped
+    /// newest-first list) costs its edits at each end; any other rest is compared position by position. A container in which
     /// more than half of the members changed (and more than one) is replaced whole, which is shorter than
     /// many small edits.
     ///
@@ -85,6 +86,12 @@ extension JSONPatch {
         }
         let oldMiddle = old.count - prefix - suffix
         let newMiddle = new.count - prefix - suffix
+        let oldPart = old[prefix..<(prefix + oldMiddle)], newPart = new[prefix..<(prefix + newMiddle)]
+        if let shift = ArrayShift.find(from: oldPart, to: newPart) {
+            let edits = shift.operations(from: oldPart, to: newPart, at: path, start: prefix)
+            operations += edits.operations
+            return edits.changed
+        }
         let shared = min(oldMiddle, newMiddle)
         for offset in 0..<shared {
             let index = prefix + offset

@@ -56,6 +56,56 @@ import Testing
         #expect(patch.operations == [.add(path: try JSONPointer("/2"), value: 9)])
     }
 
+    @Test func aRollingWindowThatMovedOnIsARemoveAtTheHeadAndAnAddAtTheEnd() throws {
+        func point(_ index: Int) -> JSONValue { ["price": .string("\(index).00"), "stock": 3, "at": .string("t\(index)")] }
+        let before: JSONValue = ["priceHistory": .array((0..<100).map(point))]
+        let after: JSONValue = ["priceHistory": .array((1...100).map(point))]
+        let patch = JSONPatch.diff(from: before, to: after)
+        #expect(patch.operations == [
+            .remove(path: try JSONPointer("/priceHistory/0")),
+            .add(path: try JSONPointer("/priceHistory/99"), value: point(100)),
+        ])
+        // Three points at once (a coalesced burst) are three at each end.
+        let later: JSONValue = ["priceHistory": .array((4...103).map(point))]
+        #expect(JSONPatch.diff(from: after, to: later).operations.count == 6)
+        #expect(try JSONPatch.diff(from: after, to: later).apply(to: after) == later)
+    }
+
+    @Test func aCappedNewestFirstListThatGainedOneIsAnAddAtTheHeadAndARemoveAtTheEnd() throws {
+        let before: JSONValue = .array((0..<20).reversed().map { .string("n-\($0)") })
+        let after: JSONValue = .array((1...20).reversed().map { .string("n-\($0)") })
+        let patch = JSONPatch.diff(from: before, to: after)
+        #expect(patch.operations == [.add(path: try JSONPointer("/0"), value: "n-20"), .remove(path: try JSONPointer("/20"))])
+        #expect(try patch.apply(to: before) == after)
+    }
+
+    @Test func randomShiftsApplyAndCostNoMoreThanTheirEdits() throws {
+        var generator = SeededRandom(seed: 6902)
+        var made = 0
+        /// Distinct elements, objects half the time: a shift is the only way two of them line up.
+        func element(_ generator: inout SeededRandom) -> JSONValue {
+            made += 1
+            return Bool.random(using: &generator) ? .string("e\(made)") : ["id": .string("e\(made)"), "price": "1.00"]
+        }
+        for _ in 0..<1_000 {
+            let old = (0..<Int.random(in: 2...30, using: &generator)).map { _ in element(&generator) }
+            let head = Int.random(in: 1...4, using: &generator), tail = Int.random(in: 0...4, using: &generator)
+            var new = old
+            if Bool.random(using: &generator) {
+                new.removeFirst(min(head, new.count))
+                new += (0..<tail).map { _ in element(&generator) }
+            } else {
+                new.insert(contentsOf: (0..<head).map { _ in element(&generator) }, at: 0)
+                new.removeLast(min(tail, new.count))
+            }
+            let patch = JSONPatch.diff(from: .array(old), to: .array(new))
+            #expect(try patch.apply(to: .array(old)) == .array(new), "old \(old) new \(new) patch \(patch.jsonValue)")
+            #expect(patch == ReferenceDiff.diff(from: .array(old), to: .array(new)))
+            // A shift's edits, or the array replaced whole when they would outnumber what it keeps.
+            #expect(patch.operations.count == 1 || patch.operations.count <= head + tail, "old \(old) new \(new)")
+        }
+    }
+
     @Test func appliesEveryOperationKind() throws {
         let patch = try JSONPatch(json: try JSONValue(parsing: """
             [{"op":"add","path":"/a/-","value":3},{"op":"remove","path":"/b"},
