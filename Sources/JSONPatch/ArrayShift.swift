@@ -15,9 +15,9 @@ package enum ArrayShift: Equatable {
     /// array's elements past the new array's end were removed.
     case insertedHead(count: Int)
 
-    /// The largest head change looked for: a longer one is rarely a shift, and looking costs a comparison
-    /// per candidate.
-    package static let longest = 16
+    /// The largest head change looked for (a price ticker's burst of three market ticks is 30 points): a
+    /// longer one is rarely a shift, and each candidate costs at least one comparison.
+    package static let longest = 32
 
     /// The shift that turns `old` into `new` when one of at most ``longest`` elements exists and the
     /// elements it keeps outnumber the ones it edits (otherwise comparing positions is as short).

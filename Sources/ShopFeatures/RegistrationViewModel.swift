@@ -167,8 +167,9 @@ public final class RegistrationViewModel {
 
     private func scheduleCheck(of field: RegistrationField) {
         pendingChecks[field]?.cancel()
-        pendingChecks[field] = Task { [weak self, clock] in
-            do { try await clock.sleep(for: Self.validationDelay) } catch { return }
+        let delay = clock.sleep(endingAfter: Self.validationDelay)
+        pendingChecks[field] = Task { [weak self] in
+            do { try await delay() } catch { return }
             guard let self, !Task.isCancelled else { return }
             self.shownErrors[field] = self.fieldErrors[field]
             self.pendingChecks[field] = nil

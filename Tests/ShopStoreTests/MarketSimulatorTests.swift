@@ -19,6 +19,9 @@ import Testing
             database: database, feed: feed, settings: MarketSimulation(rate: rate, seed: seed), now: { fixedNow })
         let run = Task { await simulator.run(clock: clock) }
         for tick in 1...(seconds * min(rate, MarketSimulator.maximumTicksPerSecond)) {
+            // The simulator sleeps again after each tick's write: move the clock only once it does (a sleep
+            // registered at its own deadline, just after the clock got there, would wait for the next move).
+            await waitUntilSleeping(on: clock)
             await clock.advance(by: simulator.tickInterval)
             let expected = (1...tick).reduce(0) { $0 + simulator.changes(inTick: $1) }
             await waitUntil { simulator.changesMade == expected }
@@ -82,4 +85,15 @@ func waitUntil(_ condition: @MainActor () -> Bool, sourceLocation: SourceLocatio
         await Task.detached(priority: .low) { await Task.yield() }.value
     }
     Issue.record("The expected state was never reached", sourceLocation: sourceLocation)
+}
+
+/// Waits (on the wall clock, at most 30 s) until something sleeps on `clock`.
+@MainActor
+func waitUntilSleeping(on clock: TestClock<Duration>, sourceLocation: SourceLocation = #_sourceLocation) async {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+    while ContinuousClock.now < deadline {
+        do { try await clock.checkSuspension() } catch { return }
+        await Task.detached(priority: .low) { await Task.yield() }.value
+    }
+    Issue.record("Nothing ever slept on the clock", sourceLocation: sourceLocation)
 }
