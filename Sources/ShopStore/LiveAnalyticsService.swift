@@ -157,6 +157,8 @@ public final class LiveAnalyticsService: AnalyticsService, Sendable {
         var gatheringWriter: (window: Int, continuation: CheckedContinuation<Void, Never>)?
         /// Windows opened so far.
         var windows = 0
+        /// The sleep that ends the open window; cancelled when something else ends it first.
+        var windowTimer: Task<Void, Never>?
         /// Whether the writer was cancelled.
         var isCancelled = false
         /// Callers of ``flush()``, with the count of recorded events they wait for.
@@ -164,6 +166,8 @@ public final class LiveAnalyticsService: AnalyticsService, Sendable {
 
         /// Ends the writer's window, if it is gathering: the continuation to resume.
         mutating func takeGatheringWriter() -> CheckedContinuation<Void, Never>? {
+            windowTimer?.cancel()
+            windowTimer = nil
             defer { gatheringWriter = nil }
             return gatheringWriter?.continuation
         }
@@ -271,13 +275,18 @@ public final class LiveAnalyticsService: AnalyticsService, Sendable {
                 return buffer.windows
             }
             guard let number else { return continuation.resume() }
-            Task.detached(priority: .utility) {
-                try? await window.clock.sleep(for: window.duration)
+            let timer = Task.detached(priority: .utility) {
+                guard (try? await window.clock.sleep(for: window.duration)) != nil else { return }
                 let ended = buffer.withLock { buffer -> CheckedContinuation<Void, Never>? in
                     guard buffer.gatheringWriter?.window == number else { return nil }
                     return buffer.takeGatheringWriter()
                 }
                 ended?.resume()
+            }
+            // Kept so that a window ended early (a flush, a half-full buffer, cancellation) stops its sleep;
+            // one already ended stops it now.
+            buffer.withLock { buffer in
+                if buffer.gatheringWriter?.window == number { buffer.windowTimer = timer } else { timer.cancel() }
             }
         }
     }
