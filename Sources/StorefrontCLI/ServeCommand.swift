@@ -34,7 +34,7 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Inject latency and failures into services, e.g. 'catalog:latency=300ms,failure-rate=0.2;cart:failure-rate=0.5'.",
-        discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles), analytics (the trending section; recording never fails). Off by default."))
+        discussion: "Services: catalog (products, categories), favorites, cart (the cart's lines), orders (placing and listing orders), recommendations, accounts (registration, sign-in, sessions, profiles), notifications (the inbox's pages and marking read), analytics (the trending section; recording never fails). Off by default."))
     var faults: String?
 
     @Flag(help: "Record no analytics events (views, cart adds...); the dashboard's trending section still shows what is stored.")
@@ -46,7 +46,7 @@ struct ServeCommand: ParsableCommand {
         valueName: "RATE"))
     var simulateMarket: Int?
 
-    @Option(help: "The seed of --simulate-market's random walk (default 1).")
+    @Option(help: "The seed of --simulate-market's random walk, from 0 to 9223372036854775807 (default 1).")
     var simulateSeed: UInt64 = 1
 
     /// The market simulation asked for, if any.
@@ -59,6 +59,8 @@ struct ServeCommand: ParsableCommand {
         if let simulateMarket, !(1...100_000).contains(simulateMarket) {
             throw ValidationError("--simulate-market must be from 1 to 100000 changes per second")
         }
+        // initialize announces the seed as a JSON integer (64-bit signed on the wire).
+        guard simulateSeed <= UInt64(Int64.max) else { throw ValidationError("--simulate-seed must be at most \(Int64.max)") }
         if let faults {
             do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
         }

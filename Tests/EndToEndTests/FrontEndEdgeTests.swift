@@ -64,6 +64,12 @@ struct FrontEndEdgeTests {
         #expect(server.errorText.contains("catalog, favorites, cart, orders, recommendations"))
     }
 
+    @Test func aSimulationSeedTheWireCannotCarryIsRefusedAtStart() throws {
+        let server = try ServerProcess(["--simulate-market", "5", "--simulate-seed", "9223372036854775808"])
+        #expect(try server.waitForExit() != 0)
+        #expect(server.errorText.contains("--simulate-seed must be at most 9223372036854775807"), "\(server.errorText)")
+    }
+
     @Test func aDatabaseThatCannotBeOpenedIsNamedWithItsMissingFolder() throws {
         let server = try ServerProcess(["--database", "/nonexistent/storefront-test/x.sqlite"])
         #expect(try server.waitForExit() != 0)
