@@ -27,6 +27,9 @@ public enum ShopEvent: Equatable, Sendable {
     case resync
     /// An existing product's price, stock or text changed; the value is the product after the change.
     case productChanged(Product)
+    /// A product moved from one category to another (published after its ``productChanged(_:)``): the
+    /// counts per category changed, and a list of `to` may now hold it.
+    case productMoved(productId: String, from: String, to: String)
     /// A notification arrived in an account's inbox; `replacing` is the unread one of the same kind and
     /// product it replaced (removed), and `unreadCount` the inbox's unread count after it.
     case notificationArrived(InboxNotification, replacing: String?, unreadCount: Int, shopper: Shopper)
@@ -37,7 +40,7 @@ public enum ShopEvent: Equatable, Sendable {
     /// Whether the set of products or their counts per category changed.
     public var changesCatalog: Bool {
         switch self {
-        case .productCreated, .productsDeleted, .resync: true
+        case .productCreated, .productsDeleted, .productMoved, .resync: true
         default: false
         }
     }

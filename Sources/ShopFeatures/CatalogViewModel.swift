@@ -359,6 +359,10 @@ public final class CatalogViewModel {
                 // that would sort an unlisted product into a name-sorted list shows at the next reload.)
                 refreshQuietly()
             }
+        case .productMoved(let productId, _, let to):
+            // One moved into the category shown and not listed yet may belong in the loaded pages (one
+            // listed reloaded on its change).
+            if categoryId == to && !products.contains(where: { $0.id == productId }) { refreshQuietly() }
         case .resync:
             knownCategoryIds = nil
             events.track(tasks.run { [weak self] in await self?.loadCategoryIds() })

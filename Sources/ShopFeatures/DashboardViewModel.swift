@@ -6,11 +6,12 @@ import Shop
 /// trending products, each loading (and failing) on its own.
 ///
 /// Feed: a placed order joins `recentOrders` at once and refreshes `recommended`; a changed product shows
-/// its new price and stock where listed (out of stock, it leaves `recommended`); catalog changes
-/// refresh `featured` and `categories` (and deletions `trending`); favourite changes refresh
-/// `recommended`. Refreshes triggered by the feed keep showing the current items (no `loading`).
-/// `trending` is not live: views and adds are not on the feed (they would reload every dashboard on
-/// every product view), so it changes on a reload, a reload of the section, a deletion or a resync.
+/// its new price, stock and text wherever listed (out of stock, it leaves `recommended`), and one moved
+/// to another category refreshes `categories`; created and deleted products refresh `featured` and
+/// `categories` (and deletions `trending`); favourite changes refresh `recommended`. Refreshes triggered
+/// by the feed keep showing the current items (no `loading`). `trending`'s counts are not live: views
+/// and adds are not on the feed (they would reload every dashboard on every product view), so they
+/// change on a reload, a reload of the section, a deletion or a resync.
 @MainActor @Observable
 public final class DashboardViewModel {
     /// Items per product section.
@@ -259,12 +260,15 @@ public final class DashboardViewModel {
             for section in [DashboardSection.recentOrders, .recommended] where phase(of: section) != .idle {
                 events.track(startLoad(section, showsLoading: true))
             }
+        case .productMoved:
+            refreshQuietly(.categories)
         case .resync:
             for section in DashboardSection.allCases { refreshQuietly(section) }
         case .productChanged(let product):
             // Shown with its new price and stock where it is listed; one out of stock leaves the
             // recommendations (only products in stock are recommended).
             if let index = featured.items.firstIndex(where: { $0.id == product.id }) { featured.items[index] = product }
+            if let index = trending.items.firstIndex(where: { $0.product.id == product.id }) { trending.items[index].product = product }
             if let index = recommended.items.firstIndex(where: { $0.id == product.id }) {
                 recommended.items[index] = product
                 if !product.isInStock { refreshQuietly(.recommended) }

@@ -227,6 +227,14 @@ public final class NotificationsViewModel {
         switch change {
         case .arrived(let notification, let replacing, let unread):
             if let replacing { items.removeAll { $0.id == replacing } }
+            // An inbox holds one unread notification per kind and product, but the one this replaced may
+            // not be the one shown: a server that read the log after a later replacement never saw the
+            // ones between (their rows were gone), so any unread one it replaced goes too.
+            if notification.kind != .orderPlaced, let productId = notification.productId {
+                items.removeAll {
+                    !$0.isRead && $0.kind == notification.kind && $0.productId == productId && $0.id != notification.id
+                }
+            }
             if !items.contains(where: { $0.id == notification.id }) {
                 // Newest first: an older one than every loaded (a late delivery) waits for its page.
                 let seq = InboxNotification.seq(of: notification.id) ?? 0

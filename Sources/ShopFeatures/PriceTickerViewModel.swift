@@ -106,6 +106,7 @@ public final class PriceTickerViewModel {
                 self.product = loadedProduct
                 self.priceHistory = loadedHistory
                 self.phase = .loaded
+                if self.load.takeMissedChange() { self.followStoredChanges() }
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.phase = .failed(info)
@@ -145,17 +146,27 @@ public final class PriceTickerViewModel {
 
     // MARK: Feed
 
+    /// Follows a stored change: at once when loaded; after the load under way (which may have read
+    /// before the change) when loading.
+    private func followOrNoteChange() {
+        switch phase {
+        case .loaded: followStoredChanges()
+        case .loading: load.noteMissedChange(tracking: events)
+        case .idle, .failed: break
+        }
+    }
+
     private func handle(_ event: ShopEvent) {
         guard isConnected else { return }
         switch event {
-        case .productChanged(let changed) where changed.id == productId && phase == .loaded:
+        case .productChanged(let changed) where changed.id == productId:
             // Shown with the history that ends with it (one load, which also coalesces a burst): the
             // current price and the history's last point move together, and a burst costs one patch.
-            followStoredChanges()
-        case .orderPlaced(let order, _) where phase == .loaded && order.lines.contains { $0.productId == productId }:
-            followStoredChanges()
-        case .resync where phase == .loaded:
-            followStoredChanges()
+            followOrNoteChange()
+        case .orderPlaced(let order, _) where order.lines.contains { $0.productId == productId }:
+            followOrNoteChange()
+        case .resync:
+            followOrNoteChange()
         case .productsDeleted(let ids) where ids.contains(productId):
             load.cancel()
             followTask?.cancel()

@@ -294,6 +294,8 @@ public final class ProductDetailViewModel {
                 }
                 self.show(loaded)
                 self.phase = .loaded
+                // A change that arrived meanwhile may not be in what this load read.
+                if self.load.takeMissedChange() { self.reloadForFeed(includingProduct: true) }
                 if !self.recordedView {
                     self.recordedView = true
                     self.record(.productViewed, by: shopper)
@@ -368,6 +370,13 @@ public final class ProductDetailViewModel {
             show(changed)
         case .resync where phase == .loaded:
             reloadForFeed(includingProduct: true)
+        case .productChanged(let changed) where changed.id == productId && phase == .loading:
+            // The load under way may have read before the change: it loads again after.
+            load.noteMissedChange(tracking: events)
+        case .orderPlaced(let order, _) where phase == .loading && order.lines.contains { $0.productId == productId }:
+            load.noteMissedChange(tracking: events)
+        case .resync where phase == .loading:
+            load.noteMissedChange(tracking: events)
         case .sessionChanged where phase == .loaded, .shopperDataChanged(session.shopper) where phase == .loaded:
             reloadForFeed(includingProduct: false)
         case .sessionChanged where phase == .loading:

@@ -10,10 +10,12 @@ import Shop
 /// succeeded form is not submitted twice: changing a field starts a new product, `reset()` empties it.
 /// A created product is published on the feed by the catalog service, so open catalogs reload.
 ///
-/// Edit mode loads the product into the fields with the categories; `submit()` stores the fields as the
-/// product's new name, description, price, category and stock, and `reset()` puts back the stored values.
-/// A change of the product stored elsewhere (another form, a checkout's stock, another server) shows in
-/// the fields while the user has no unsaved edits (`hasChanges` false); otherwise the edits stay.
+/// Edit mode loads the product into the fields with the categories; `submit()` stores the fields the user
+/// changed (those that differ from the stored product) as its new values and leaves the others as they
+/// are stored, and `reset()` puts back the stored values. A change of the product stored elsewhere
+/// (another form, a checkout's stock, another server) shows in every field the user has not changed; the
+/// fields the user changed keep their edits. So a form open while a sale lowers the stock does not put
+/// the old stock back when the user saves a new description.
 @MainActor @Observable
 public final class ProductFormViewModel {
     public private(set) var phase: Phase = .idle
@@ -134,6 +136,7 @@ public final class ProductFormViewModel {
                 self.categories = loadedSummaries.map(\.category)
                 if let loadedProduct { self.showStored(loadedProduct) }
                 self.phase = .loaded
+                if self.load.takeMissedChange(), let productId { self.reloadProduct(productId) }
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.phase = .failed(info)
@@ -144,13 +147,31 @@ public final class ProductFormViewModel {
 
     // MARK: Intents
 
-    /// Shows `product` as stored: its values replace the fields unless the user has unsaved edits.
+    /// Shows `product` as stored: its values replace the fields the user has not changed (those that
+    /// still show the values stored before).
     private func showStored(_ product: Product) {
-        let keepsEdits = storedProduct != nil && hasChanges
+        let previous = storedProduct.map(ProductFormFields.init)
+        let stored = ProductFormFields(product)
         storedProduct = product
-        guard !keepsEdits else { return }
-        fields = ProductFormFields(product)
-        touched = []
+        guard let previous, previous != fields else {
+            fields = stored
+            touched = []
+            return
+        }
+        for field in ProductFormField.allCases where fields[field] == previous[field] { fields[field] = stored[field] }
+    }
+
+    /// The change that stores the fields the user changed: those that differ from the stored product.
+    private func update(name: String, price: Money, stock: Int) -> ProductUpdate {
+        guard let stored = storedProduct else {
+            return ProductUpdate(name: name, description: fields.description, price: price, categoryId: fields.category, stock: stock)
+        }
+        return ProductUpdate(
+            name: name == stored.name ? nil : name,
+            description: fields.description == stored.description ? nil : fields.description,
+            price: price == stored.price ? nil : price,
+            categoryId: fields.category == stored.categoryId ? nil : fields.category,
+            stock: stock == stored.stock ? nil : stock)
     }
 
     /// Sets a field's value and marks it as edited. After a successful submission, this starts a new
@@ -178,7 +199,10 @@ public final class ProductFormViewModel {
         guard submitTask == nil else { throw ShopError.alreadySubmitting }
         if submitPhase == .succeeded, let createdProductId { throw ShopError.alreadySubmitted(productId: createdProductId) }
         if case .failed(let message, let retryable) = phase {
-            throw ShopError.loadFailed("categories", message: "The categories could not be loaded: \(message)", retryable: retryable)
+            // An edit form's load failure names what failed itself (e.g. the product was deleted).
+            throw productId == nil
+                ? ShopError.loadFailed("categories", message: "The categories could not be loaded: \(message)", retryable: retryable)
+                : ShopError.loadFailed("product", message: message, retryable: retryable)
         }
         let errors = fieldErrors
         guard errors.isEmpty, let price = Money(decimalString: fields.price.trimmingCharacters(in: .whitespaces)),
@@ -190,8 +214,7 @@ public final class ProductFormViewModel {
         let name = fields.name.trimmingCharacters(in: .whitespacesAndNewlines)
         let newProduct = NewProduct(
             name: name, description: fields.description, price: price, categoryId: fields.category, stock: stock)
-        let update = ProductUpdate(
-            name: name, description: fields.description, price: price, categoryId: fields.category, stock: stock)
+        let update = update(name: name, price: price, stock: stock)
         let previousPhase = submitPhase
         submitPhase = .submitting
         let task = Task { [weak self, catalog, productId] () -> (any Error)? in
@@ -253,6 +276,13 @@ public final class ProductFormViewModel {
         switch event {
         case .productChanged(let product) where product.id == productId && phase == .loaded:
             showStored(product)
+        case .productChanged(let product) where product.id == productId && phase == .loading:
+            // The load under way may have read before the change: it reads the product again after.
+            load.noteMissedChange(tracking: events)
+        case .orderPlaced(let order, _) where phase == .loading && order.lines.contains { $0.productId == productId }:
+            load.noteMissedChange(tracking: events)
+        case .resync where phase == .loading:
+            load.noteMissedChange(tracking: events)
         case .productsDeleted(let ids) where ids.contains(productId):
             load.cancel()
             tasks.cancelAll()

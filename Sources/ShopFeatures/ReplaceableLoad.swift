@@ -1,3 +1,5 @@
+import Shop
+
 /// The load that decides what a screen shows: starting one cancels the one running, and a load its caller
 /// abandoned (cancelled, with nothing newer started) puts back the phase it replaced, so a screen never
 /// shows `loading` for ever.
@@ -14,6 +16,8 @@ final class ReplaceableLoad {
     private var task: Task<Bool, Never>?
     /// The phase the running load replaced.
     private var phaseBefore: Phase = .idle
+    /// Whether a change arrived while the running load ran (it may have read before the change).
+    private var missedChange = false
 
     /// Starts `body` with the phase set to `loading`, cancelling the load under way.
     /// - Parameters:
@@ -24,6 +28,7 @@ final class ReplaceableLoad {
     func start(phase: PhaseAccess, _ body: @escaping @MainActor () async -> Bool) -> Task<Bool, Never> {
         task?.cancel()
         generation += 1
+        missedChange = false
         let started = generation
         if let current = phase.get(), current != .loading { phaseBefore = current }
         phase.set(.loading)
@@ -41,6 +46,21 @@ final class ReplaceableLoad {
     func outcome(of task: Task<Bool, Never>) async -> IntentOutcome {
         let started = generation
         return await task.outcome(generation: started) { self.generation }
+    }
+
+    /// Notes that a change of what the load reads arrived while it runs (it may have read before the
+    /// change), and tracks the load on `events`, so that the answer of the action that caused the change
+    /// waits for it and for what its owner loads again after it (see ``takeMissedChange()``).
+    func noteMissedChange(tracking events: ShopEvents) {
+        missedChange = true
+        if let task { events.track(task) }
+    }
+
+    /// Whether a change arrived while the load that just showed its result ran; the owner then loads
+    /// again what changed. Clears the note.
+    func takeMissedChange() -> Bool {
+        defer { missedChange = false }
+        return missedChange
     }
 
     /// Cancels the load under way and forgets it, so that its end changes nothing.

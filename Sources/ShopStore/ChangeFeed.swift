@@ -188,6 +188,10 @@ final class ChangeFeed {
                 return [.sessionEnded(sessionId: entry.subject)]
             case .productChanged:
                 return try StoredRows.product(db, id: entry.subject).map { [.productChanged($0)] } ?? []
+            case .productMoved:
+                let parts = entry.subject.split(separator: " ").map(String.init)
+                guard parts.count == 3 else { return [.resync] }
+                return [.productMoved(productId: parts[0], from: parts[1], to: parts[2])]
             case .reset, nil:
                 return [.resync]
             case .notification:

@@ -34,6 +34,9 @@ enum ChangeLog {
         case sessionEnded
         /// An existing product's price, stock or text changed (subject its id).
         case productChanged
+        /// A product moved to another category (subject `<id> <from> <to>`), written after its
+        /// ``productChanged`` entry.
+        case productMoved
         /// A notification arrived (subject its id, then the id of the unread one it replaced, if any,
         /// after a space).
         case notification

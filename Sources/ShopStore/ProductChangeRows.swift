@@ -3,7 +3,9 @@ import GRDB
 import Shop
 
 /// Stores a change of an existing product, in the current transaction: the product row, a price point
-/// when its price or stock changed, the change-log entry, and the notifications the change produces.
+/// when its price or stock changed, a new revision of every cart holding it when its price or category
+/// changed, the change-log entries (the change, and its move when its category changed), and the
+/// notifications the change produces.
 /// Shared by the catalog's `update` and the market simulation, so every change is stored the same way.
 enum ProductChangeRows {
     /// Stores `new` in place of `old` (same id) as of `now`.
@@ -14,7 +16,19 @@ enum ProductChangeRows {
             UPDATE product SET name = ?, description = ?, price = ?, categoryId = ?, stock = ? WHERE id = ?
             """).execute(arguments: [new.name, new.description, new.price.minorUnits, new.categoryId, new.stock, new.id])
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
-        let seq = try ChangeLog.append(db, .productChanged, new.id, at: now)
-        return [(seq, [.productChanged(new)])] + (try InboxRows.productChanged(db, from: old, to: new, at: now))
+        if old.price != new.price || old.categoryId != new.categoryId {
+            // What a cart holding it costs changed (its price, or its tax rate): a checkout of the cart as
+            // the shopper saw it before is refused (`cartChanged`) rather than charging what they did not see.
+            try db.cachedStatement(sql: """
+                INSERT INTO cart_revision (owner, revision) SELECT DISTINCT owner, 1 FROM cart_line WHERE productId = ?
+                ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
+                """).execute(arguments: [new.id])
+        }
+        var entries = [(seq: try ChangeLog.append(db, .productChanged, new.id, at: now), events: [ShopEvent.productChanged(new)])]
+        if old.categoryId != new.categoryId {
+            let seq = try ChangeLog.append(db, .productMoved, "\(new.id) \(old.categoryId) \(new.categoryId)", at: now)
+            entries.append((seq, [.productMoved(productId: new.id, from: old.categoryId, to: new.categoryId)]))
+        }
+        return entries + (try InboxRows.productChanged(db, from: old, to: new, at: now))
     }
 }

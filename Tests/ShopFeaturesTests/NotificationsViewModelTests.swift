@@ -57,6 +57,20 @@ import Testing
         #expect(viewModel.state == state([updated, Fixture.notification(3)], unread: 2))
     }
 
+    @Test func anArrivalReplacingOneNeverShownStillReplacesTheUnreadOneShown() async throws {
+        // Another server stored n-5 (replacing n-2) and then n-7 (replacing n-5) before this one read the log:
+        // n-5's row was gone, so only n-7 arrives, naming n-5.
+        var readEarlier = Fixture.notification(1, isRead: true)
+        readEarlier.productId = "p-0002"
+        let older = [Fixture.notification(3), Fixture.notification(2), readEarlier]
+        let (viewModel, _) = try await appeared(page: InboxPage(items: older, unreadCount: 2, hasMore: false))
+        var latest = Fixture.notification(7)
+        latest.productId = "p-0002"
+        events.publish(.notificationArrived(latest, replacing: "n-5", unreadCount: 2, shopper: Fixture.shopper))
+        await settle { viewModel.items.first?.id == "n-7" }
+        #expect(viewModel.state == state([latest, Fixture.notification(3), readEarlier], unread: 2))
+    }
+
     @Test func readsMadeElsewhereShow() async throws {
         let older = [Fixture.notification(3), Fixture.notification(2)]
         let (viewModel, _) = try await appeared(page: InboxPage(items: older, unreadCount: 5, hasMore: true))

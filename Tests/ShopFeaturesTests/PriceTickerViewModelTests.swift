@@ -62,6 +62,33 @@ import Testing
         #expect(viewModel.state == state(price: 1_600, stock: 5, history: stored.withLock { $0 }))
     }
 
+    @Test func aChangeStoredWhileTheFirstLoadReadsShowsAfterIt() async throws {
+        let gate = Gate()
+        let stored = Locked((product, [point(2_000, 5, 0)]))
+        // Each read takes what is stored when it starts, then waits: the first load read before the change.
+        catalog.product.handle { _ in
+            let value = stored.withLock { $0.0 }
+            await gate.wait()
+            return value
+        }
+        catalog.priceHistory.handle { _ in
+            let value = stored.withLock { $0.1 }
+            await gate.wait()
+            return value
+        }
+        let viewModel = PriceTickerViewModel(productId: product.id, catalog: catalog, events: events)
+        viewModel.appear()
+        await settle { gate.waiting == 2 }
+
+        var changed = product
+        changed.price = Money(minorUnits: 1_800)
+        stored.withLock { $0 = (changed, [point(2_000, 5, 0), point(1_800, 5, 1)]) }
+        events.publish(.productChanged(changed))
+        gate.open()
+        await events.settled()
+        #expect(viewModel.state == state(price: 1_800, stock: 5, history: [point(2_000, 5, 0), point(1_800, 5, 1)]))
+    }
+
     @Test func anOrderOfTheProductReloadsItsStock() async throws {
         let viewModel = await opened(history: [point(2_000, 5, 0)])
         var sold = product

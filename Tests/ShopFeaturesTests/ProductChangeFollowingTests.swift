@@ -111,4 +111,60 @@ import Testing
         await events.settled()
         #expect(dashboard.recommended.items == [suggested[1]])
     }
+
+    @Test func theDashboardShowsTheNewPriceInTrendingAndRecountsCategoriesOnAMove() async throws {
+        let recommendations = RecommendationServiceDouble()
+        catalog.featured.returns([])
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        orders.recentOrders.returns([])
+        recommendations.recommendations.returns([])
+        analytics.trending.returns([TrendingProduct(product: product, views: 3, cartAdds: 1)])
+        let dashboard = DashboardViewModel(
+            catalog: catalog, orders: orders, recommendations: recommendations, analytics: analytics, events: events,
+            session: .signedInForTests(events: events))
+        dashboard.appear()
+        await settle { dashboard.trending.phase == .loaded && dashboard.categories.phase == .loaded }
+
+        events.publish(.productChanged(repriced))
+        #expect(dashboard.trending.items == [TrendingProduct(product: repriced, views: 3, cartAdds: 1)])
+        await events.settled()
+        #expect(catalog.categories.calls.count == 1)  // same category: the counts stand
+
+        var moved = repriced
+        moved.categoryId = "garden"
+        let recounted = [
+            CategorySummary(category: Fixture.books.category, productCount: 1),
+            CategorySummary(category: Fixture.garden.category, productCount: 2),
+        ]
+        catalog.categories.returns(recounted)
+        events.publish(.productChanged(moved))
+        events.publish(.productMoved(productId: moved.id, from: "books", to: "garden"))
+        await events.settled()
+        #expect(dashboard.categories.items == recounted)
+        #expect(dashboard.categories.phase == .loaded)
+    }
+
+    @Test func aCategoryListReloadsWhenAProductMovesIntoIt() async throws {
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        let gardenProduct = Fixture.product(9, category: "garden")
+        catalog.page.returns(ProductPage(products: [gardenProduct], totalCount: 1))
+        let list = CatalogViewModel(catalog: catalog, events: events, clock: clock)
+        list.appear()
+        await settle { list.phase == .loaded && catalog.categories.calls.count == 1 }
+        _ = try await list.setCategory("garden")
+        let pages = catalog.page.calls.count
+
+        events.publish(.productMoved(productId: product.id, from: "garden", to: "books"))
+        await events.settled()
+        #expect(catalog.page.calls.count == pages)  // moved into another category: nothing to show
+
+        var moved = product
+        moved.categoryId = "garden"
+        catalog.page.returns(ProductPage(products: [gardenProduct, moved], totalCount: 2))
+        events.publish(.productChanged(moved))
+        events.publish(.productMoved(productId: moved.id, from: "books", to: "garden"))
+        await events.settled()
+        #expect(catalog.page.calls.count == pages + 1)
+        #expect(list.products == [gardenProduct, moved])
+    }
 }

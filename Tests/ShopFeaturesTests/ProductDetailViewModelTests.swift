@@ -57,6 +57,29 @@ import Testing
         #expect(viewModel.state == loaded(isFavorite: true))
     }
 
+    @Test func aChangeStoredWhileTheLoadReadsShowsAfterIt() async throws {
+        let gate = Gate()
+        let stored = Locked(product)
+        catalog.product.handle { _ in
+            let value = stored.withLock { $0 }
+            await gate.wait()
+            return value
+        }
+        favorites.isFavorite.returns(false)
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        await settle { gate.waiting == 1 }
+
+        var changed = product
+        changed.price = Money(minorUnits: 990)
+        stored.withLock { $0 = changed }
+        events.publish(.productChanged(changed))
+        gate.open()
+        await events.settled()
+        #expect(viewModel.phase == .loaded)
+        #expect(viewModel.product == changed)
+    }
+
     @Test func anUnknownProductFailsWithoutRetry() async {
         catalog.product.fails(ShopError.productNotFound("p-0404"))
         favorites.isFavorite.returns(false)

@@ -3,7 +3,7 @@ import Testing
 @testable import ShopFeatures
 
 /// `productForm` in edit mode: the stored product in the fields, the same validation, `submit` stores the
-/// change, and changes stored elsewhere show while the user has no unsaved edits.
+/// fields the user changed, and changes stored elsewhere show in the fields the user has not changed.
 @Suite @MainActor struct ProductFormEditTests {
     let catalog = CatalogServiceDouble()
     let events = ShopEvents()
@@ -62,14 +62,13 @@ import Testing
         changed.price = Money(minorUnits: 1_100)
         catalog.update.returns(changed)
         try await viewModel.submit()
-        #expect(catalog.update.calls == [.init(id: stored.id, update: ProductUpdate(
-            name: "Product 7", description: "Description 7", price: Money(minorUnits: 1_100), categoryId: "books", stock: 9))])
+        #expect(catalog.update.calls == [.init(id: stored.id, update: ProductUpdate(price: Money(minorUnits: 1_100), stock: 9))])
         fields.stock = "9"
         fields.price = "11.00"
         #expect(viewModel.state == state(fields: fields, submitPhase: .succeeded))
     }
 
-    @Test func aChangeStoredElsewhereShowsOnlyWhileTheUserHasNoUnsavedEdits() async throws {
+    @Test func aChangeStoredElsewhereShowsInTheFieldsTheUserHasNotChanged() async throws {
         let viewModel = await opened()
         var elsewhere = stored
         elsewhere.price = Money(minorUnits: 999)
@@ -80,12 +79,15 @@ import Testing
 
         try viewModel.setField(.name, "My New Name")
         elsewhere.stock = 1
+        elsewhere.name = "Their Name"
         events.publish(.productChanged(elsewhere))
-        fields.name = "My New Name"
-        #expect(viewModel.state == state(fields: fields, hasChanges: true))  // the user's edit stays
+        fields.name = "My New Name"  // the user's edit stays
+        fields.stock = "1"  // a field the user did not change shows the stored value
+        #expect(viewModel.state == state(fields: fields, hasChanges: true))
 
         try viewModel.reset()  // back to the product as stored now
         fields = storedFields
+        fields.name = "Their Name"
         fields.price = "9.99"
         fields.stock = "1"
         #expect(viewModel.state == state(fields: fields))
@@ -94,11 +96,56 @@ import Testing
         #expect(viewModel.state == state(fields: fields))
     }
 
+    @Test func submittingAnEditLeavesAStockChangedElsewhereAsStored() async throws {
+        let viewModel = await opened()
+        try viewModel.setField(.description, "Now with a handle.")
+        var sold = stored
+        sold.stock = 2  // a checkout elsewhere, while the user types
+        catalog.product.returns(sold)
+        events.publish(.orderPlaced(Fixture.order(1, lines: [Fixture.line(stored, quantity: 2)]), shopper: Fixture.shopper))
+        await events.settled()
+        #expect(viewModel.fields.stock == "2")
+
+        var saved = sold
+        saved.description = "Now with a handle."
+        catalog.update.returns(saved)
+        try await viewModel.submit()
+        #expect(catalog.update.calls == [.init(id: stored.id, update: ProductUpdate(description: "Now with a handle."))])
+        #expect(viewModel.state.hasChanges == false)
+    }
+
+    @Test func aChangeStoredWhileTheFormLoadsShowsAfterIt() async throws {
+        let gate = Gate()
+        let current = Locked(stored)
+        catalog.categories.returns([Fixture.books, Fixture.garden])
+        catalog.product.handle { _ in
+            let value = current.withLock { $0 }
+            await gate.wait()
+            return value
+        }
+        let viewModel = ProductFormViewModel(catalog: catalog, productId: stored.id, events: events)
+        viewModel.appear()
+        await settle { gate.waiting == 1 }
+
+        var changed = stored
+        changed.stock = 1
+        current.withLock { $0 = changed }
+        events.publish(.productChanged(changed))
+        gate.open()
+        await events.settled()
+        var fields = storedFields
+        fields.stock = "1"
+        #expect(viewModel.state == state(fields: fields))
+    }
+
     @Test func aDeletedOrMissingProductFailsTheForm() async throws {
         let viewModel = await opened()
         events.publish(.productsDeleted([stored.id]))
         #expect(viewModel.state.phase == .failed)
         #expect(viewModel.state.error == ErrorInfo(message: "This product is no longer available.", retryable: false))
+        await #expect(throws: ShopError.loadFailed("product", message: "This product is no longer available.", retryable: false)) {
+            try await viewModel.submit()
+        }
 
         catalog.product.fails(ShopError.productNotFound("p-0404"))
         let missing = ProductFormViewModel(catalog: catalog, productId: "p-0404", events: events)

@@ -126,6 +126,32 @@ import Testing
         #expect(recorder.events.isEmpty)
     }
 
+    @Test func aPriceOrCategoryChangeMakesANewRevisionOfEveryCartHoldingTheProduct() async throws {
+        let item = try await product()
+        let other = try await product(stock: 6)
+        let seen = try await services.cart.add(productId: item.id, quantity: 2, for: .testShopper)
+        let elsewhere = try await services.cart.add(productId: other.id, quantity: 1, for: .account(2))
+
+        _ = try await services.catalog.update(id: item.id, ProductUpdate(stock: 9))
+        #expect(try await services.cart.cart(of: .testShopper).revision == seen.revision)  // stock: same charge
+        _ = try await services.catalog.update(id: item.id, ProductUpdate(price: Money(minorUnits: 1_500)))
+        let repriced = try await services.cart.cart(of: .testShopper)
+        #expect(repriced.revision > seen.revision)
+        #expect(repriced.subtotal == Money(minorUnits: 3_000))
+        #expect(try await services.cart.cart(of: .account(2)).revision == elsewhere.revision)
+
+        // The checkout of the cart as it was seen is refused; the cart as it is now is charged.
+        let refusal = await #expect(throws: ShopError.self) {
+            try await services.orders.placeOrder(expectedRevision: seen.revision, for: .testShopper)
+        }
+        #expect(refusal == ShopError.cartChanged(revision: repriced.revision))
+        _ = try await services.catalog.update(id: item.id, ProductUpdate(categoryId: "books"))
+        let retaxed = try await services.cart.cart(of: .testShopper)
+        #expect(retaxed.revision > repriced.revision)
+        let order = try await services.orders.placeOrder(expectedRevision: retaxed.revision, for: .testShopper)
+        #expect(order.total == retaxed.total)
+    }
+
     @Test func checkoutOfAnEmptyCartIsRefused() async throws {
         let error = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper) }
         #expect(error?.reason == "emptyCart")

@@ -38,6 +38,29 @@ import Testing
         #expect(try await services.catalog.priceHistory(productId: "p-0001", limit: 1) == [history[1]])
     }
 
+    @Test func aCategoryMoveIsPublishedAfterTheChangeHereAndInAnotherServer() async throws {
+        let folder = try TemporaryFolder()
+        let events = ShopEvents()
+        let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath), events: events)
+        let otherEvents = ShopEvents()
+        let otherFeed = ChangeFeed(database: try ShopDatabase(path: folder.databasePath), events: otherEvents)
+        let recorder = EventRecorder(events)
+        let otherRecorder = EventRecorder(otherEvents)
+        let before = try await services.catalog.product(id: "p-0001")
+        let counts = try await services.catalog.categories()
+        let target = try #require(counts.first { $0.id != before.categoryId })
+
+        let moved = try await services.catalog.update(id: "p-0001", ProductUpdate(categoryId: target.id))
+        let expected: [ShopEvent] = [
+            .productChanged(moved), .productMoved(productId: "p-0001", from: before.categoryId, to: target.id),
+        ]
+        #expect(recorder.events == expected)
+        await otherFeed.catchUp()
+        #expect(otherRecorder.events == expected)
+        let recounted = try await services.catalog.categories()
+        #expect(recounted.first { $0.id == target.id }?.productCount == target.productCount + 1)
+    }
+
     @Test func aTextChangeWritesNoPricePointAndAnUnchangedUpdateNothing() async throws {
         let events = ShopEvents()
         let services = ShopServices.testing(try ShopDatabase(path: ":memory:"), events: events)

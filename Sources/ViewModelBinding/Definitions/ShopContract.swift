@@ -56,7 +56,7 @@ extension ProtocolContract<ShopEnvironment> {
             "createdProductId": ["description": "The product the last successful submission created; null otherwise (always in edit mode)."],
             "mode": ["description": "create (no open args) or edit (open args {productId}): the fields show the stored product and submit stores them."],
             "productId": ["description": "The product edited; null in create mode."],
-            "hasChanges": ["description": "Whether the fields differ from the stored product (edit) or an empty form (create). While false, a change stored elsewhere shows in the fields."],
+            "hasChanges": ["description": "Whether the fields differ from the stored product (edit) or an empty form (create). A change stored elsewhere shows in every field the user has not changed."],
             "phase": ["description": "The categories load (and in edit mode the product's): failed when the edited product does not exist or was deleted."],
         ],
         "ProductFormFields": [
