@@ -39,6 +39,8 @@ public final class CartViewModel {
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private var checkoutTask: Task<Result<Order?, any Error>, Never>?
     @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
+    /// Whether a checkout waits for the changes asked for before it.
+    @ObservationIgnored private(set) var isWaitingForChanges = false
     @ObservationIgnored private var nextChangeId = 0
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
@@ -149,6 +151,8 @@ public final class CartViewModel {
     }
 
     /// Places the order through the order service; on success `lastOrder` holds it and the cart is empty.
+    /// Cart changes asked for before it and still running are waited for: it checks out the cart they
+    /// leave (a client may pipeline `add` and `checkout` without waiting for the add's answer).
     /// - Returns: The order placed, or nil when the checkout failed operationally (`checkoutPhase`
     ///   `failed`). Returned rather than read from `lastOrder` afterwards: a change that comes meanwhile
     ///   starts a new checkout story, which clears `lastOrder` before this returns.
@@ -158,8 +162,16 @@ public final class CartViewModel {
     ///   `checkoutPhase` `failed`.
     @discardableResult
     public func checkout() async throws -> Order? {
-        guard checkoutTask == nil else { throw ShopError.alreadySubmitting }
+        guard checkoutTask == nil, !isWaitingForChanges else { throw ShopError.alreadySubmitting }
         guard session.isSignedIn else { throw ShopError.signInRequired("check out") }
+        if !changeTasks.isEmpty {
+            // Changes asked for before the checkout (a client that pipelines does not wait for their
+            // answers) belong to the cart it checks out: it waits for them and checks out the cart they leave.
+            isWaitingForChanges = true
+            for task in Array(changeTasks.values) { _ = await task.value }
+            isWaitingForChanges = false
+            try Task.checkCancellation()
+        }
         guard let cart else {
             if case .failed(let message, let retryable) = phase {
                 throw ShopError.loadFailed("cart", message: "The cart could not be loaded: \(message)", retryable: retryable)

@@ -90,4 +90,37 @@ struct PipelinedOrderTests {
         }
         #expect(withoutOrder.count == 0, "\(withoutOrder.count) of \(rounds) checkouts answered without their order, e.g. \(withoutOrder.first ?? .null)")
     }
+
+    /// A checkout sent right after adds, before their answers, checks out the cart with them.
+    @Test(arguments: [false, true])
+    func aCheckoutSentRightAfterAddsChecksOutTheCartWithThem(keyed: Bool) throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let account = try client.signUp(email: "add-then-checkout@example.com")
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let products = stock.sorted { $0.value > $1.value }.prefix(3).map { JSONValue.string($0.key) }
+        var key = 0
+        func params(_ members: [String: JSONValue]) -> JSONValue {
+            key += 1
+            return .object(members.merging(keyed ? ["viewModel": .string(cart), "idempotencyKey": .string("k\(key)")] : ["viewModel": .string(cart)]) { $1 })
+        }
+        var failures: [String] = []
+        for round in 0..<50 {
+            let ids = try client.send(products.map { ("cart/add", params(["productId": $0, "quantity": 1])) } + [("cart/checkout", params([:]))])
+            let answers = try ids.map { try client.response(to: $0) }
+            if answers.last?["result"]?["orderId"] == nil {
+                failures.append("round \(round): \(answers.last ?? .null)")
+                _ = try client.result("cart/clear", params([:]))
+            }
+            try client.waitUntil(cart) { $0["lines"] == [] }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of 50 checkouts did not place the adds before them; first: \(failures.first ?? "")")
+        let stored = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner)
+        #expect(stored.orders.count == 50)
+        #expect(stored.orders.values.allSatisfy { $0.lines.count == 3 && $0.lines.values.allSatisfy { $0 == 1 } && $0.isConsistent })
+    }
 }

@@ -120,6 +120,29 @@ import Testing
         #expect(empty?.reason == "emptyCart")
     }
 
+    @Test func aCheckoutAskedForWhileAnAddRunsChecksOutTheCartWithTheAdd() async throws {
+        let viewModel = await appeared(with: priced([], revision: 1))
+        let added = priced([Fixture.line(book, quantity: 1)], revision: 2)
+        let gate = Gate()
+        cart.add.handle { _ in
+            await gate.wait()
+            return added
+        }
+        let order = Fixture.order(1, lines: added.lines)
+        orders.placeOrder.returns(order)
+
+        let add = Task { try await viewModel.add(productId: book.id, quantity: 1) }
+        await settle { gate.waiting == 1 }
+        let checkout = Task { try await viewModel.checkout() }
+        await settle { viewModel.isWaitingForChanges }
+        let again = await #expect(throws: ShopError.self) { try await viewModel.checkout() }
+        #expect(again?.reason == "alreadySubmitting")
+        gate.open()
+        try await add.value
+        #expect(try await checkout.value == order)
+        #expect(orders.placeOrder.calls == [2])  // the revision the add left
+    }
+
     @Test func checkoutShortOfStockNamesTheLineAndChangesNothing() async throws {
         let shown = priced([Fixture.line(book, quantity: 2), Fixture.line(spade, quantity: 5)], revision: 1)
         let viewModel = await appeared(with: shown)
