@@ -116,9 +116,9 @@ final class CartWriteFloor {
         try pool.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 try db.cachedStatement(sql: """
-                    INSERT INTO cart_line (productId, quantity) VALUES (?, ?)
-                    ON CONFLICT (productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                    """).execute(arguments: [productId, 1])
+                    INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
+                    ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
+                    """).execute(arguments: [Self.owner, productId, 1])
                 return .commit
             }
         }

@@ -143,6 +143,31 @@ import Testing
         #expect(orders.placeOrder.calls == [2])  // the revision the add left
     }
 
+    @Test func aChangeAskedForWhileACheckoutRunsStartsAfterIt() async throws {
+        let lines = [Fixture.line(book, quantity: 1)]
+        let viewModel = await appeared(with: priced(lines, revision: 1))
+        let order = Fixture.order(1, lines: lines)
+        let gate = Gate()
+        orders.placeOrder.handle { [events] _ in
+            await gate.wait()
+            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2), shopper: Fixture.shopper))
+            return order
+        }
+        let next = priced([Fixture.line(book, quantity: 2)], revision: 3)
+        cart.add.returns(next)
+
+        let checkout = Task { try await viewModel.checkout() }
+        await settle { gate.waiting == 1 }
+        let add = Task { try await viewModel.add(productId: book.id, quantity: 2) }
+        await settle { viewModel.changesWaitingForCheckout == 1 }
+        #expect(cart.add.calls.isEmpty)  // not in the cart the order takes
+        gate.open()
+        #expect(try await checkout.value == order)
+        try await add.value
+        #expect(cart.add.calls == [.init(productId: book.id, quantity: 2)])
+        #expect(viewModel.cart == next)
+    }
+
     @Test func checkoutShortOfStockNamesTheLineAndChangesNothing() async throws {
         let shown = priced([Fixture.line(book, quantity: 2), Fixture.line(spade, quantity: 5)], revision: 1)
         let viewModel = await appeared(with: shown)
