@@ -39,15 +39,10 @@ public final class CartViewModel {
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private var checkoutTask: Task<Result<Order?, any Error>, Never>?
     @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
-    /// Whether a checkout waits for the changes asked for before it.
-    @ObservationIgnored private(set) var isWaitingForChanges = false
-    /// Whether a checkout is under way (waiting for earlier changes, or placing the order).
-    @ObservationIgnored private var isCheckingOut = false
-    /// Changes asked for while a checkout was under way, in the order they came: they start once it ends,
-    /// so that they go to the cart after the order, as the client sent them.
-    @ObservationIgnored private var changesAfterCheckout: [CheckedContinuation<Void, Never>] = []
+    /// Whether a checkout waits for the cart changes asked for before it (for tests).
+    var isWaitingForChanges: Bool { session.cartWrites.isCheckoutWaiting }
     /// How many changes wait for a checkout to end (for tests).
-    var changesWaitingForCheckout: Int { changesAfterCheckout.count }
+    var changesWaitingForCheckout: Int { session.cartWrites.changesWaiting }
     @ObservationIgnored private var nextChangeId = 0
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
@@ -158,35 +153,26 @@ public final class CartViewModel {
     }
 
     /// Places the order through the order service; on success `lastOrder` holds it and the cart is empty.
-    /// Cart changes asked for before it and still running are waited for: it checks out the cart they
-    /// leave (a client may pipeline `add` and `checkout` without waiting for the add's answer); changes
-    /// asked for while it runs start after it, on the cart the order emptied.
+    /// Cart changes of the session asked for before it and still running (on this screen, another cart
+    /// screen or a product page) are waited for: it checks out the cart they leave (a client may pipeline
+    /// `add` and `checkout` without waiting for the add's answer); changes asked for while it runs start
+    /// after it, on the cart the order emptied.
     /// - Returns: The order placed, or nil when the checkout failed operationally (`checkoutPhase`
     ///   `failed`). Returned rather than read from `lastOrder` afterwards: a change that comes meanwhile
     ///   starts a new checkout story, which clears `lastOrder` before this returns.
     /// - Throws: ``ShopError`` `signInRequired` for a guest, `notReady` while loading, `loadFailed` when the
-    ///   cart could not be loaded, `emptyCart`, `alreadySubmitting`, or the order service's refusal (such as `quantityExceedsStock`
+    ///   cart could not be loaded, `emptyCart`, `alreadySubmitting` while another checkout of the session runs, or the order service's refusal (such as `quantityExceedsStock`
     ///   naming the line in `details.productId`); nothing changes. Operational failures show as
     ///   `checkoutPhase` `failed`.
     @discardableResult
     public func checkout() async throws -> Order? {
-        guard !isCheckingOut else { throw ShopError.alreadySubmitting }
         guard session.isSignedIn else { throw ShopError.signInRequired("check out") }
-        isCheckingOut = true
-        defer {
-            isCheckingOut = false
-            let waiting = changesAfterCheckout
-            changesAfterCheckout = []
-            for change in waiting { change.resume() }
-        }
-        if !changeTasks.isEmpty {
-            // Changes asked for before the checkout (a client that pipelines does not wait for their
-            // answers) belong to the cart it checks out: it waits for them and checks out the cart they leave.
-            isWaitingForChanges = true
-            for task in Array(changeTasks.values) { _ = await task.value }
-            isWaitingForChanges = false
-            try Task.checkCancellation()
-        }
+        // Changes asked for before the checkout, here or on a product page (a client that pipelines does
+        // not wait for their answers), belong to the cart it checks out: it waits for them and checks out
+        // the cart they leave. Changes asked for while it runs wait for it (see `CartWriteOrder`).
+        let turn = try session.cartWrites.checkout()
+        defer { session.cartWrites.end(turn) }
+        if await session.cartWrites.turn(of: turn) { try Task.checkCancellation() }
         guard let cart else {
             if case .failed(let message, let retryable) = phase {
                 throw ShopError.loadFailed("cart", message: "The cart could not be loaded: \(message)", retryable: retryable)
@@ -253,13 +239,11 @@ public final class CartViewModel {
     ) async throws {
         nextChangeId += 1
         let id = nextChangeId
-        // Decided now, in the order the actions came: a change asked for after a checkout waits for it.
-        let waitsForCheckout = isCheckingOut
+        // Taken now, in the order the actions came: a change asked for after a checkout waits for it.
+        let turn = session.cartWrites.change()
         let task = Task { [weak self, cartService, session] () -> (any Error)? in
-            if waitsForCheckout, let self, self.isCheckingOut {
-                await withCheckedContinuation { self.changesAfterCheckout.append($0) }
-                if Task.isCancelled { return CancellationError() }
-            }
+            defer { session.cartWrites.end(turn) }
+            if await session.cartWrites.turn(of: turn), Task.isCancelled { return CancellationError() }
             do {
                 // The shopper when the write runs: a sign-in under way moves the guest's lines first.
                 let (cart, shopper) = try await session.write { shopper in (try await operation(cartService, shopper), shopper) }

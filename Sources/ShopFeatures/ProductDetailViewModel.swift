@@ -227,7 +227,15 @@ public final class ProductDetailViewModel {
         guard product.isInStock else { throw ShopError.outOfStock(product.id, name: product.name) }
         addedFlagTask?.cancel()
         addToCartPhase = .submitting
+        // Taken now, in the order the actions came: the cart's checkout waits for this add when it was
+        // asked for after it, and this add waits for a checkout asked for before it.
+        let turn = session.cartWrites.change()
         let task = Task { [weak self, cart, productId, quantity, session] () -> (any Error)? in
+            defer { session.cartWrites.end(turn) }
+            if await session.cartWrites.turn(of: turn), Task.isCancelled {
+                self?.addToCartPhase = .idle
+                return CancellationError()
+            }
             do {
                 let (updated, shopper) = try await session.write { shopper in
                     (try await cart.add(productId: productId, quantity: quantity, for: shopper), shopper)

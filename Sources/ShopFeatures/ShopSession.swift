@@ -23,6 +23,8 @@ public final class ShopSession {
     /// Cart lines the last sign-in's merge could not keep in full; cleared when the cart screen dismisses
     /// them or the user changes the cart.
     public private(set) var cappedLines: [CappedLine] = []
+    /// The order of the session's cart writes, whichever of its ViewModels asks for them.
+    @ObservationIgnored public let cartWrites = CartWriteOrder()
 
     @ObservationIgnored private let accounts: any AccountService
     @ObservationIgnored private let events: ShopEvents

@@ -129,4 +129,43 @@ struct PipelinedOrderTests {
         let ordered = Set(products.dropLast().compactMap(\.stringValue))
         #expect(stored.orders.values.allSatisfy { Set($0.lines.keys) == ordered && $0.lines.values.allSatisfy { $0 == 1 } && $0.isConsistent })
     }
+
+    /// The same across screens: adds on two product pages sent right before the cart's checkout are in
+    /// the order; an add on a third page sent right after it goes to the next cart.
+    @Test func aCheckoutSentRightAfterProductPageAddsChecksOutTheCartWithThem() throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let account = try client.signUp(email: "pages-then-checkout@example.com")
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let products = stock.sorted { $0.value > $1.value }.prefix(3).map(\.key)
+        var pages: [String] = []
+        for product in products {
+            let page = try client.open("productDetail", args: ["productId": .string(product)])
+            try client.waitUntil(page) { $0["phase"] == "loaded" }
+            pages.append(page)
+        }
+        var failures: [String] = []
+        for round in 0..<50 {
+            let ids = try client.send([
+                ("productDetail/addToCart", ["viewModel": .string(pages[0])]),
+                ("productDetail/addToCart", ["viewModel": .string(pages[1])]),
+                ("cart/checkout", ["viewModel": .string(cart)]),
+                ("productDetail/addToCart", ["viewModel": .string(pages[2])]),
+            ])
+            let answers = try ids.map { try client.response(to: $0) }
+            if answers[2]["result"]?["orderId"] == nil || answers.contains(where: { $0["result"] == nil }) {
+                failures.append("round \(round): \(answers)")
+            }
+            try client.waitUntil(cart) { $0["lines"]?.arrayValue?.compactMap { $0["productId"]?.stringValue } == [products[2]] }
+            _ = try client.result("cart/clear", ["viewModel": .string(cart)])
+        }
+        #expect(failures.isEmpty, "\(failures.count) of 50 rounds failed; first: \(failures.first ?? "")")
+        let stored = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner)
+        #expect(stored.orders.count == 50)
+        #expect(stored.orders.values.allSatisfy { Set($0.lines.keys) == Set(products.prefix(2)) && $0.lines.values.allSatisfy { $0 == 1 } && $0.isConsistent })
+    }
 }

@@ -168,6 +168,70 @@ import Testing
         #expect(viewModel.cart == next)
     }
 
+    /// A cart screen and a product page of one session, on one set of service doubles.
+    func cartAndProductPage(showing shown: Cart) async -> (CartViewModel, ProductDetailViewModel) {
+        let session = ShopSession.signedInForTests(events: events)
+        cart.cart.returns(shown)
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
+        viewModel.appear()
+        let catalog = CatalogServiceDouble()
+        catalog.product.returns(book)
+        let favorites = FavoritesServiceDouble()
+        favorites.isFavorite.returns(false)
+        let page = ProductDetailViewModel(
+            productId: book.id, catalog: catalog, favorites: favorites, cart: cart, analytics: analytics,
+            events: events, session: session, clock: TestClock())
+        page.appear()
+        await settle { viewModel.phase == .loaded && page.phase == .loaded }
+        return (viewModel, page)
+    }
+
+    @Test func aCheckoutAskedForWhileAProductPagesAddRunsChecksOutTheCartWithTheAdd() async throws {
+        let (viewModel, page) = await cartAndProductPage(showing: priced([], revision: 1))
+        let added = priced([Fixture.line(book, quantity: 1)], revision: 2)
+        let gate = Gate()
+        cart.add.handle { [events] _ in
+            await gate.wait()
+            await events.publish(.cartChanged(added, shopper: Fixture.shopper))  // as the live service does
+            return added
+        }
+        let order = Fixture.order(1, lines: added.lines)
+        orders.placeOrder.returns(order)
+
+        let add = Task { try await page.addToCart() }
+        await settle { gate.waiting == 1 }
+        let checkout = Task { try await viewModel.checkout() }
+        await settle { viewModel.isWaitingForChanges }
+        #expect(orders.placeOrder.calls.isEmpty)
+        gate.open()
+        try await add.value
+        #expect(try await checkout.value == order)
+        #expect(orders.placeOrder.calls == [2])  // the revision the product page's add left
+    }
+
+    @Test func aProductPagesAddAskedForWhileACheckoutRunsStartsAfterIt() async throws {
+        let lines = [Fixture.line(book, quantity: 1)]
+        let (viewModel, page) = await cartAndProductPage(showing: priced(lines, revision: 1))
+        let order = Fixture.order(1, lines: lines)
+        let gate = Gate()
+        orders.placeOrder.handle { [events] _ in
+            await gate.wait()
+            await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2), shopper: Fixture.shopper))
+            return order
+        }
+        cart.add.returns(priced([Fixture.line(book, quantity: 1)], revision: 3))
+
+        let checkout = Task { try await viewModel.checkout() }
+        await settle { gate.waiting == 1 }
+        let add = Task { try await page.addToCart() }
+        await settle { viewModel.changesWaitingForCheckout == 1 }
+        #expect(cart.add.calls.isEmpty)  // not in the cart the order takes
+        gate.open()
+        #expect(try await checkout.value == order)
+        try await add.value
+        #expect(cart.add.calls.count == 1)
+    }
+
     @Test func checkoutShortOfStockNamesTheLineAndChangesNothing() async throws {
         let shown = priced([Fixture.line(book, quantity: 2), Fixture.line(spade, quantity: 5)], revision: 1)
         let viewModel = await appeared(with: shown)

@@ -1,0 +1,77 @@
+import Shop
+
+/// The order of one session's cart writes, as the client asked for them, whichever ViewModel asked.
+///
+/// A client may pipeline a product page's `addToCart` and the cart's `checkout` without waiting for the
+/// add's answer: the checkout must take the cart the add leaves, and an add sent after the checkout must go
+/// to the next cart, not into the order. Changes among themselves need no waiting (the store applies them
+/// in the order they start); a checkout waits for every change asked for before it, and a change asked for
+/// while a checkout is under way waits for that checkout to end.
+///
+/// Each write takes its ``Ticket`` when the action comes (synchronously, so in the order of the actions),
+/// waits for its ``turn(of:)`` and ends with ``end(_:)`` however it went.
+@MainActor
+public final class CartWriteOrder {
+    /// A write's place in the order.
+    public struct Ticket: Sendable, Hashable {
+        fileprivate let number: Int
+        fileprivate let isCheckout: Bool
+    }
+
+    private var nextNumber = 0
+    /// Writes asked for and not ended: whether each is a checkout, by number.
+    private var underWay: [Int: Bool] = [:]
+    /// Writes waiting for their turn, in the order they began to wait.
+    private var waiting: [(ticket: Ticket, resume: CheckedContinuation<Void, Never>)] = []
+
+    /// An empty order.
+    public init() {}
+
+    /// Takes a change's place (an add, a quantity, a removal, clearing).
+    public func change() -> Ticket {
+        take(isCheckout: false)
+    }
+
+    /// Takes a checkout's place.
+    /// - Throws: ``ShopError`` `alreadySubmitting` while another checkout of the session is under way.
+    public func checkout() throws -> Ticket {
+        guard !underWay.values.contains(true) else { throw ShopError.alreadySubmitting }
+        return take(isCheckout: true)
+    }
+
+    /// Waits until the writes `ticket` must follow have ended: for a checkout, every write asked for
+    /// before it; for a change, the checkout asked for before it, if one is under way. Not cancellable:
+    /// a write must not start before those it follows, cancelled or not.
+    /// - Returns: Whether it waited (a caller then checks for cancellation before writing).
+    @discardableResult
+    public func turn(of ticket: Ticket) async -> Bool {
+        guard !isReady(ticket) else { return false }
+        await withCheckedContinuation { waiting.append((ticket, $0)) }
+        return true
+    }
+
+    /// Ends a write, stored, refused or cancelled; writes waiting for it take their turn.
+    public func end(_ ticket: Ticket) {
+        guard underWay.removeValue(forKey: ticket.number) != nil else { return }
+        let ready = waiting.filter { isReady($0.ticket) }
+        waiting.removeAll { isReady($0.ticket) }
+        for write in ready { write.resume.resume() }
+    }
+
+    /// Whether a checkout waits for changes asked for before it (for tests).
+    public var isCheckoutWaiting: Bool { waiting.contains { $0.ticket.isCheckout } }
+    /// How many changes wait for a checkout to end (for tests).
+    public var changesWaiting: Int { waiting.count(where: { !$0.ticket.isCheckout }) }
+
+    private func take(isCheckout: Bool) -> Ticket {
+        nextNumber += 1
+        underWay[nextNumber] = isCheckout
+        return Ticket(number: nextNumber, isCheckout: isCheckout)
+    }
+
+    private func isReady(_ ticket: Ticket) -> Bool {
+        !underWay.contains { number, isCheckout in
+            number < ticket.number && (ticket.isCheckout || isCheckout)
+        }
+    }
+}
