@@ -48,6 +48,9 @@ final class MarketSimulator {
         tick * settings.rate / ticksPerSecond - (tick - 1) * settings.rate / ticksPerSecond
     }
 
+    /// The ticks run to their end (changes stored and published), counted by ``run(clock:)``.
+    private(set) var ticksRun = 0
+
     /// Runs the simulation until the task is cancelled or the feed (the services) is released.
     func run(clock: some Clock<Duration>) async {
         guard settings.rate > 0 else { return }
@@ -57,6 +60,7 @@ final class MarketSimulator {
             tick += 1
             do { try await clock.sleep(until: start.advanced(by: tickInterval * tick), tolerance: nil) } catch { return }
             await self.tick(tick)
+            ticksRun = tick
         }
     }
 

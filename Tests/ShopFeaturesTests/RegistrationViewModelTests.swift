@@ -25,10 +25,13 @@ import Testing
             submitPhase: submitPhase, error: error, signedIn: signedIn)
     }
 
-    /// Moves the clock once the pending checks sleep on it (a check's task may not have started yet).
+    /// Moves the clock once the pending checks sleep on it (a check's task may not have started yet). A
+    /// move of the whole 300 ms delay then waits for the checks it woke to show their results: a woken
+    /// task may get its turn on the main actor late on a loaded machine.
     func advance(_ milliseconds: Int) async {
         await settleUntilSleeping(clock)
         await clock.advance(by: .milliseconds(milliseconds))
+        if milliseconds >= 300 { await settle { viewModel.state.checking.isEmpty } }
     }
 
     func fillValid() async throws {

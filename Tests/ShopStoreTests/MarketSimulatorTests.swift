@@ -23,11 +23,14 @@ import Testing
             // registered at its own deadline, just after the clock got there, would wait for the next move).
             await waitUntilSleeping(on: clock)
             await clock.advance(by: simulator.tickInterval)
+            // The tick's changes stored and published: the simulator goes back to sleep at once.
+            await waitUntil { simulator.ticksRun == tick }
             let expected = (1...tick).reduce(0) { $0 + simulator.changes(inTick: $1) }
-            await waitUntil { simulator.changesMade == expected }
+            #expect(simulator.changesMade == expected)
         }
         run.cancel()
         await run.value
+        withExtendedLifetime(feed) {}  // the simulator holds it weakly, and stops once it is released
         let history = try await database.writer.read { db in
             Dictionary(grouping: try Row.fetchAll(db, sql: "SELECT productId, price, stock, at FROM price_point ORDER BY seq")) { $0[0] as String }
                 .mapValues { $0.map { PricePoint(price: Money(minorUnits: $0[1]), stock: $0[2], at: StoredDate.date($0[3])) } }
@@ -76,22 +79,28 @@ import Testing
     }
 }
 
-/// Lets other tasks run until `condition` holds (30 s at most, then records an issue).
+/// Lets other tasks run until `condition` holds. Records an issue if it never holds: only once both 2 000
+/// scheduler turns and 30 seconds are spent (a loaded machine may give the other tasks few turns).
 @MainActor
 func waitUntil(_ condition: @MainActor () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
     let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    while ContinuousClock.now < deadline {
+    var turns = 0
+    while turns < 2_000 || ContinuousClock.now < deadline {
+        turns += 1
         if condition() { return }
         await Task.detached(priority: .low) { await Task.yield() }.value
     }
     Issue.record("The expected state was never reached", sourceLocation: sourceLocation)
 }
 
-/// Waits (on the wall clock, at most 30 s) until something sleeps on `clock`.
+/// Waits until something sleeps on `clock`; records an issue only once both 2 000 scheduler turns and
+/// 30 seconds are spent.
 @MainActor
 func waitUntilSleeping(on clock: TestClock<Duration>, sourceLocation: SourceLocation = #_sourceLocation) async {
     let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    while ContinuousClock.now < deadline {
+    var turns = 0
+    while turns < 2_000 || ContinuousClock.now < deadline {
+        turns += 1
         do { try await clock.checkSuspension() } catch { return }
         await Task.detached(priority: .low) { await Task.yield() }.value
     }
