@@ -354,9 +354,9 @@ public final class CatalogViewModel {
                     || old.categoryId != product.categoryId || (sort == .price && old.price != product.price) {
                     refreshQuietly()
                 }
-            } else if sort == .price || !query.isEmpty {
-                // A product not listed may now sort into the loaded pages or match the search. (A rename
-                // that would sort an unlisted product into a name-sorted list shows at the next reload.)
+            } else if !query.isEmpty || sortsIntoLoadedPages(product) {
+                // A product not listed may now match the search, or (renamed, repriced) sort into the pages
+                // loaded.
                 refreshQuietly()
             }
         case .productMoved(let productId, _, let to):
@@ -375,6 +375,30 @@ public final class CatalogViewModel {
     /// Reloads the loaded pages without showing `loading`; when a list load is running (which may have
     /// read before the change), reloads once it shows its result. The work is tracked on the feed, so the
     /// answer of the action whose change caused it waits for it.
+    /// Whether an unlisted product, as it is now, belongs in the pages loaded: it is in the category shown
+    /// and sorts before the last product listed. A change of an unlisted product that does (a rename in a
+    /// list by name, a lower price in a list by price) moved it in; one that does not (most changes, under a
+    /// market simulation) cannot show. A list by age does not move on a change; one with every match loaded
+    /// lists all of its category's products (one that moved in is `productMoved`'s).
+    private func sortsIntoLoadedPages(_ product: Product) -> Bool {
+        if let categoryId, product.categoryId != categoryId { return false }
+        guard hasMore, let last = products.last else { return false }
+        switch sort {
+        case .name:
+            // As SQLite's `name COLLATE NOCASE, id`: UTF-8 bytes with ASCII letters folded to lower case.
+            let key = Self.nocaseBytes(product.name), lastKey = Self.nocaseBytes(last.name)
+            return key == lastKey ? product.id < last.id : key.lexicographicallyPrecedes(lastKey)
+        case .price:
+            return product.price == last.price ? product.id < last.id : product.price < last.price
+        case .newest:
+            return false
+        }
+    }
+
+    private static func nocaseBytes(_ text: String) -> [UInt8] {
+        text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+    }
+
     private func refreshQuietly() {
         guard phase == .loaded || isListLoadRunning else { return }
         if isListLoadRunning {

@@ -300,6 +300,39 @@ import Testing
         #expect(viewModel.state == loaded([first, second]))
     }
 
+    @Test func anUnlistedProductRenamedIntoTheLoadedPagesReloadsThemAndOneSortingAfterThemDoesNot() async {
+        let viewModel = await appeared(with: [first, second], total: 4)
+        var unlisted = Fixture.product(9)
+        unlisted.price = Money(minorUnits: 1)  // a change of an unlisted product that sorts after the pages
+        events.publish(.productChanged(unlisted))
+        await events.settled()
+        #expect(catalog.page.calls.count == 1)
+
+        var renamed = unlisted
+        renamed.name = "an atlas"  // sorts first, as SQLite's NOCASE does ("P" folded to "p" > "a")
+        catalog.page.returns(ProductPage(products: [renamed, first], totalCount: 4))
+        events.publish(.productChanged(renamed))
+        await settle { viewModel.products.first == renamed }
+        #expect(catalog.page.calls.count == 2)
+    }
+
+    @Test func anUnlistedProductRepricedIntoAListByPriceReloadsIt() async {
+        let cheap = Fixture.product(1, price: 100), dear = Fixture.product(2, price: 200)
+        let viewModel = await appeared(with: [cheap, dear], total: 3)
+        catalog.page.returns(ProductPage(products: [cheap, dear], totalCount: 3))
+        #expect(await viewModel.setSort(.price) == .completed)
+        #expect(catalog.page.calls.count == 2)
+        var unlisted = Fixture.product(3, price: 300)
+        events.publish(.productChanged(unlisted))  // still after the last listed
+        await events.settled()
+        #expect(catalog.page.calls.count == 2)
+        unlisted.price = Money(minorUnits: 150)
+        catalog.page.returns(ProductPage(products: [cheap, unlisted], totalCount: 3))
+        events.publish(.productChanged(unlisted))
+        await settle { viewModel.products.last == unlisted }
+        #expect(catalog.page.calls.count == 3)
+    }
+
     @Test func aChangeDuringARunningLoadReloadsOnceItEndsAndTheFeedSettlesAfter() async {
         let viewModel = await appeared(with: [first])
         let gate = Gate()
