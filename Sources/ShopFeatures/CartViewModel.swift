@@ -39,8 +39,8 @@ public final class CartViewModel {
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private var checkoutTask: Task<Result<Order?, any Error>, Never>?
     @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
-    /// Whether a checkout waits for the cart changes asked for before it (for tests).
-    var isWaitingForChanges: Bool { session.cartWrites.isCheckoutWaiting }
+    /// How many checkouts wait for the cart writes asked for before them (for tests).
+    var checkoutsWaiting: Int { session.cartWrites.checkoutsWaiting }
     /// How many changes wait for a checkout to end (for tests).
     var changesWaitingForCheckout: Int { session.cartWrites.changesWaiting }
     @ObservationIgnored private var nextChangeId = 0
@@ -156,21 +156,23 @@ public final class CartViewModel {
     /// Cart changes of the session asked for before it and still running (on this screen, another cart
     /// screen or a product page) are waited for: it checks out the cart they leave (a client may pipeline
     /// `add` and `checkout` without waiting for the add's answer); changes asked for while it runs start
-    /// after it, on the cart the order emptied.
+    /// after it, on the cart the order emptied. A checkout asked for while another runs waits for it, and
+    /// checks out the cart as it is then (`emptyCart` after a double tap).
     /// - Returns: The order placed, or nil when the checkout failed operationally (`checkoutPhase`
     ///   `failed`). Returned rather than read from `lastOrder` afterwards: a change that comes meanwhile
     ///   starts a new checkout story, which clears `lastOrder` before this returns.
     /// - Throws: ``ShopError`` `signInRequired` for a guest, `notReady` while loading, `loadFailed` when the
-    ///   cart could not be loaded, `emptyCart`, `alreadySubmitting` while another checkout of the session runs, or the order service's refusal (such as `quantityExceedsStock`
+    ///   cart could not be loaded, `emptyCart`, or the order service's refusal (such as `quantityExceedsStock`
     ///   naming the line in `details.productId`); nothing changes. Operational failures show as
     ///   `checkoutPhase` `failed`.
     @discardableResult
     public func checkout() async throws -> Order? {
         guard session.isSignedIn else { throw ShopError.signInRequired("check out") }
         // Changes asked for before the checkout, here or on a product page (a client that pipelines does
-        // not wait for their answers), belong to the cart it checks out: it waits for them and checks out
-        // the cart they leave. Changes asked for while it runs wait for it (see `CartWriteOrder`).
-        let turn = try session.cartWrites.checkout()
+        // not wait for their answers), belong to the cart it checks out: it waits for them (and for an
+        // earlier checkout) and checks out the cart they leave. Changes asked for while it runs wait for
+        // it (see `CartWriteOrder`).
+        let turn = session.cartWrites.checkout()
         defer { session.cartWrites.end(turn) }
         if await session.cartWrites.turn(of: turn) { try Task.checkCancellation() }
         guard let cart else {

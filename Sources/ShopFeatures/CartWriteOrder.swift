@@ -5,8 +5,11 @@ import Shop
 /// A client may pipeline a product page's `addToCart` and the cart's `checkout` without waiting for the
 /// add's answer: the checkout must take the cart the add leaves, and an add sent after the checkout must go
 /// to the next cart, not into the order. Changes among themselves need no waiting (the store applies them
-/// in the order they start); a checkout waits for every change asked for before it, and a change asked for
-/// while a checkout is under way waits for that checkout to end.
+/// in the order they start); a checkout waits for every write asked for before it (changes and checkouts),
+/// and a change asked for while a checkout is under way waits for that checkout to end. So the outcome of
+/// pipelined writes depends only on their order, never on how fast each one ran: `add, checkout, add,
+/// checkout` places two orders, and a second checkout sent by a double tap checks out the cart the first
+/// left (`emptyCart`) instead of racing it.
 ///
 /// Each write takes its ``Ticket`` when the action comes (synchronously, so in the order of the actions),
 /// waits for its ``turn(of:)`` and ends with ``end(_:)`` however it went.
@@ -33,14 +36,12 @@ public final class CartWriteOrder {
     }
 
     /// Takes a checkout's place.
-    /// - Throws: ``ShopError`` `alreadySubmitting` while another checkout of the session is under way.
-    public func checkout() throws -> Ticket {
-        guard !underWay.values.contains(true) else { throw ShopError.alreadySubmitting }
-        return take(isCheckout: true)
+    public func checkout() -> Ticket {
+        take(isCheckout: true)
     }
 
     /// Waits until the writes `ticket` must follow have ended: for a checkout, every write asked for
-    /// before it; for a change, the checkout asked for before it, if one is under way. Not cancellable:
+    /// before it; for a change, the checkouts asked for before it that are under way. Not cancellable:
     /// a write must not start before those it follows, cancelled or not.
     /// - Returns: Whether it waited (a caller then checks for cancellation before writing).
     @discardableResult
@@ -58,8 +59,8 @@ public final class CartWriteOrder {
         for write in ready { write.resume.resume() }
     }
 
-    /// Whether a checkout waits for changes asked for before it (for tests).
-    public var isCheckoutWaiting: Bool { waiting.contains { $0.ticket.isCheckout } }
+    /// How many checkouts wait for the writes asked for before them (for tests).
+    public var checkoutsWaiting: Int { waiting.count(where: { $0.ticket.isCheckout }) }
     /// How many changes wait for a checkout to end (for tests).
     public var changesWaiting: Int { waiting.count(where: { !$0.ticket.isCheckout }) }
 

@@ -168,4 +168,36 @@ struct PipelinedOrderTests {
         #expect(stored.orders.count == 50)
         #expect(stored.orders.values.allSatisfy { Set($0.lines.keys) == Set(products.prefix(2)) && $0.lines.values.allSatisfy { $0 == 1 } && $0.isConsistent })
     }
+
+    /// Checkouts are taken in order too: `add, checkout, add, checkout, checkout` in one write places two
+    /// orders, each with its add, and the third checkout finds the cart empty, however fast each ran.
+    @Test func checkoutsSentTogetherAreTakenInOrder() throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let account = try client.signUp(email: "two-checkouts@example.com")
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let products = stock.sorted { $0.value > $1.value }.prefix(2).map(\.key)
+        let params: JSONValue = ["viewModel": .string(cart)]
+        func add(_ product: String) -> (String, JSONValue) {
+            ("cart/add", ["viewModel": .string(cart), "productId": .string(product), "quantity": 1])
+        }
+        var failures: [String] = []
+        for round in 0..<30 {
+            let ids = try client.send([add(products[0]), ("cart/checkout", params), add(products[1]), ("cart/checkout", params), ("cart/checkout", params)])
+            let answers = try ids.map { try client.response(to: $0) }
+            if answers[1]["result"]?["orderId"] == nil || answers[3]["result"]?["orderId"] == nil
+                || answers[4]["error"]?["data"]?["reason"] != "emptyCart" {
+                failures.append("round \(round): \(answers)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of 30 rounds failed; first: \(failures.first ?? "")")
+        let stored = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner)
+        #expect(stored.orders.count == 60)
+        #expect(stored.orders.values.filter { $0.lines == [products[0]: 1] }.count == 30)
+        #expect(stored.orders.values.filter { $0.lines == [products[1]: 1] }.count == 30)
+    }
 }
