@@ -44,7 +44,7 @@ struct LiveCartService: CartService {
                 arguments: [owner, productId]) == true
             else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
-                try db.execute(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?", arguments: [owner, productId])
+                try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute(arguments: [owner, productId])
                 return
             }
             guard let product = try StoredRows.product(db, id: productId) else {
@@ -58,14 +58,14 @@ struct LiveCartService: CartService {
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
         try await change(shopper) { db in
-            try db.execute(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?", arguments: [shopper.storageKey, productId])
+            try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute(arguments: [shopper.storageKey, productId])
             guard db.changesCount > 0 else { throw ShopError.notInCart(productId) }
         }
     }
 
     func clear(for shopper: Shopper) async throws -> Cart {
         try await change(shopper) { db in
-            try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [shopper.storageKey])
+            try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ?").execute(arguments: [shopper.storageKey])
         }
     }
 

@@ -45,14 +45,14 @@ struct LiveOrderService: OrderService {
                         OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity)
                     },
                     subtotal: cart.subtotal, tax: cart.tax, total: cart.total)
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [seq, order.id, StoredDate.milliseconds(createdAt), order.subtotal.minorUnits,
+                    """).execute(arguments: [seq, order.id, StoredDate.milliseconds(createdAt), order.subtotal.minorUnits,
                                      order.tax.minorUnits, order.total.minorUnits, owner])
-                let insertLine = try db.makeStatement(sql: """
+                let insertLine = try db.cachedStatement(sql: """
                     INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
                     """)
-                let decrementStock = try db.makeStatement(sql: "UPDATE product SET stock = stock - ? WHERE id = ?")
+                let decrementStock = try db.cachedStatement(sql: "UPDATE product SET stock = stock - ? WHERE id = ?")
                 for (position, line) in order.lines.enumerated() {
                     try insertLine.execute(arguments: [order.id, position, line.productId, line.name,
                                                        line.unitPrice.minorUnits, line.quantity])
@@ -62,7 +62,7 @@ struct LiveOrderService: OrderService {
                 for productId in Set(order.lines.map(\.productId)).sorted() {
                     try PriceHistoryRows.recordCurrent(db, productId: productId, at: now)
                 }
-                try db.execute(sql: "DELETE FROM cart_line WHERE owner = ?", arguments: [owner])
+                try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ?").execute(arguments: [owner])
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
                 let emptied = try StoredRows.cart(db, of: shopper)

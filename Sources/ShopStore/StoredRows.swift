@@ -66,7 +66,7 @@ enum StoredRows {
 
     /// The next value of a table's AUTOINCREMENT counter (never reused, even after deletes).
     static func nextSequence(_ db: Database, table: String) throws -> Int {
-        let current = try Int.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table])
+        let current = try Int.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = ?"), arguments: [table])
         return (current ?? 0) + 1
     }
 
