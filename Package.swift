@@ -129,7 +129,7 @@ let package = Package(
             name: "JSONRPCTransportTests",
             dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", "Randomness", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop", "Credentials", .product(name: "Clocks", package: "swift-clocks")]),
+        .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop", "Credentials", "Randomness", .product(name: "Clocks", package: "swift-clocks")]),
         .testTarget(
             name: "ShopFeaturesTests",
             dependencies: ["ShopFeatures", "Shop", .product(name: "Clocks", package: "swift-clocks")]

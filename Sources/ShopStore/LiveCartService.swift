@@ -19,7 +19,7 @@ struct LiveCartService: CartService {
     func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
         let owner = shopper.storageKey
-        return try await change(shopper) { db in
+        return try await change(shopper, touching: productId) { db in
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
@@ -38,7 +38,7 @@ struct LiveCartService: CartService {
     func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
         let owner = shopper.storageKey
-        return try await change(shopper) { db in
+        return try await change(shopper, touching: productId) { db in
             guard try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE owner = ? AND productId = ?)"),
                 arguments: [owner, productId]) == true
@@ -57,14 +57,14 @@ struct LiveCartService: CartService {
     }
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
-        try await change(shopper) { db in
+        try await change(shopper, touching: productId) { db in
             try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute(arguments: [shopper.storageKey, productId])
             guard db.changesCount > 0 else { throw ShopError.notInCart(productId) }
         }
     }
 
     func clear(for shopper: Shopper) async throws -> Cart {
-        try await change(shopper) { db in
+        try await change(shopper, touching: nil) { db in
             try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ?").execute(arguments: [shopper.storageKey])
         }
     }
@@ -72,20 +72,28 @@ struct LiveCartService: CartService {
     /// Runs a change atomically (in a savepoint of a group commit): bumps the cart revision, writes the
     /// change-log entry and the task's idempotency key, and publishes the new cart after the commit. A
     /// retry of a keyed change already stored applies nothing and returns the cart as it is.
-    private func change(_ shopper: Shopper, _ body: @escaping @Sendable (Database) throws -> Void) async throws -> Cart {
+    /// - Parameter touched: the one product whose line the change may alter (nil: any), so that the new
+    ///   cart is derived from the one this process knows at the revision before (see ``CartCache``).
+    private func change(
+        _ shopper: Shopper, touching touched: String?, _ body: @escaping @Sendable (Database) throws -> Void
+    ) async throws -> Cart {
         let key = IdempotencyKey.current
         let now = now()
+        let cache = database.cartCache
         let (cart, seq) = try await StorageError.mapping {
-            try await database.commits.write { db -> (Cart, Int64?) in
-                if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.cart(db, of: shopper), nil) }
+            try await database.commits.write { db -> (PricedCart, Int64?) in
+                if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.pricedCart(db, of: shopper), nil) }
                 try body(db)
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, at: now)
-                return (try StoredRows.cart(db, of: shopper), try ChangeLog.append(db, .cart, shopper.storageKey, at: now))
+                return (try cache.cart(db, of: shopper, touching: touched), try ChangeLog.append(db, .cart, shopper.storageKey, at: now))
             }
         }
-        if let seq { await feed.committed(seq, [.cartChanged(cart, shopper: shopper)]) }
-        return cart
+        // Committed: the cart at its revision, to derive the next change's from.
+        cache.remember(cart, of: shopper)
+        let priced = cart.cart
+        if let seq { await feed.committed(seq, [.cartChanged(priced, shopper: shopper)]) }
+        return priced
     }
 
     /// Refuses a quantity the product cannot supply: out of stock, more than in stock, more than allowed per order.

@@ -3,8 +3,8 @@ import GRDB
 import Shop
 
 /// Stores a change of an existing product, in the current transaction: the product row, a price point
-/// when its price or stock changed, a new revision of every cart holding it when its price or category
-/// changed, the change-log entries (the change, and its move when its category changed), and the
+/// when its price or stock changed, a new revision of every cart holding it when its price, name or
+/// category changed, the change-log entries (the change, and its move when its category changed), and the
 /// notifications the change produces.
 /// Shared by the catalog's `update` and the market simulation, so every change is stored the same way.
 enum ProductChangeRows {
@@ -16,9 +16,10 @@ enum ProductChangeRows {
             UPDATE product SET name = ?, description = ?, price = ?, categoryId = ?, stock = ? WHERE id = ?
             """).execute(arguments: [new.name, new.description, new.price.minorUnits, new.categoryId, new.stock, new.id])
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
-        if old.price != new.price || old.categoryId != new.categoryId {
-            // What a cart holding it costs changed (its price, or its tax rate): a checkout of the cart as
-            // the shopper saw it before is refused (`cartChanged`) rather than charging what they did not see.
+        if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {
+            // What a cart holding it shows changed (its price, its tax rate, its name): a checkout of the
+            // cart as the shopper saw it before is refused (`cartChanged`) rather than charging what they
+            // did not see, and a cart known at the revision before is known to be out of date (`CartCache`).
             try db.cachedStatement(sql: """
                 INSERT INTO cart_revision (owner, revision) SELECT DISTINCT owner, 1 FROM cart_line WHERE productId = ?
                 ON CONFLICT (owner) DO UPDATE SET revision = revision + 1

@@ -20,6 +20,8 @@ public final class ShopDatabase: Sendable {
     let writer: any DatabaseWriter
     /// The writer's group commit: how cart changes and checkouts are written.
     let commits: GroupCommit
+    /// The carts this process changed last, to derive the next change's cart from.
+    let cartCache = CartCache()
 
     /// How long a write waits for another connection or process before failing with `storageFailed`.
     public static let busyTimeout: TimeInterval = 5
