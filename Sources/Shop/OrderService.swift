@@ -10,7 +10,8 @@ public protocol OrderService: Sendable {
     /// - Parameter expectedRevision: the cart revision the customer was shown; when the stored cart has
     ///   another, nothing is placed (`nil` places whatever is stored).
     /// - Returns: The placed order.
-    /// - Throws: ``ShopError`` `cartChanged`, `emptyCart`, or `productNotFound` / `outOfStock` /
+    /// - Throws: ``ShopError`` `signInRequired` for a guest (orders are an account's), `cartChanged`,
+    ///   `emptyCart`, or `productNotFound` / `outOfStock` /
     ///   `quantityExceedsStock` / `quantityExceedsMaximum` naming the first offending line in `details.productId`.
     func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order
 }

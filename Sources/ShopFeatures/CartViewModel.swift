@@ -167,25 +167,38 @@ public final class CartViewModel {
     ///   `checkoutPhase` `failed`.
     @discardableResult
     public func checkout() async throws -> Order? {
+        // Whose cart, and which revision of it, as the checkout is asked for: a sign-out or another
+        // session's change while it waits its turn must not make it check out another cart.
+        let shopper = session.shopper
         guard session.isSignedIn else { throw ShopError.signInRequired("check out") }
+        let askedRevision = cart?.revision
         // Changes asked for before the checkout, here or on a product page (a client that pipelines does
         // not wait for their answers), belong to the cart it checks out: it waits for them (and for an
         // earlier checkout) and checks out the cart they leave. Changes asked for while it runs wait for
         // it (see `CartWriteOrder`).
         let turn = session.cartWrites.checkout()
-        defer { session.cartWrites.end(turn) }
-        if await session.cartWrites.turn(of: turn) { try Task.checkCancellation() }
+        var left: (shopper: Shopper, revision: Int64)?
+        defer { session.cartWrites.end(turn, leaving: left) }
+        if await session.cartWrites.turn(of: turn) {
+            try Task.checkCancellation()
+            // Closed while it waited: the screen went away, and its checkout with it.
+            guard subscription != nil else { throw CancellationError() }
+            guard session.shopper == shopper else { throw ShopError.signInRequired("check out") }
+        }
         guard let cart else {
             if case .failed(let message, let retryable) = phase {
                 throw ShopError.loadFailed("cart", message: "The cart could not be loaded: \(message)", retryable: retryable)
             }
             throw ShopError.notReady
         }
-        guard !cart.isEmpty else { throw ShopError.emptyCart }
+        // A keyed retry of a checkout that emptied the cart is the store's to answer (it replays the order).
+        guard !cart.isEmpty || IdempotencyKey.current != nil else { throw ShopError.emptyCart }
         let previousPhase = checkoutPhase
         checkoutPhase = .submitting
-        let shownRevision = cart.revision
-        let shopper = session.shopper
+        // The cart the client was shown when it asked, or the one its own earlier writes left: not one that
+        // changed meanwhile by other means (a price change, another server, a checkout refused before this
+        // one), which the store then refuses as `cartChanged` rather than charging what was never shown.
+        let shownRevision = [askedRevision, session.cartWrites.revisionLeft(by: shopper)].compactMap { $0 }.max() ?? cart.revision
         let task = Task { [weak self, cartService, orders, session] () -> Result<Order?, any Error> in
             do {
                 // The cart the customer was shown, or nothing: another session may have changed it.
@@ -227,6 +240,8 @@ public final class CartViewModel {
         checkoutTask = task
         let outcome = await task.valueCancellingWithCaller()
         checkoutTask = nil
+        // The emptied cart the order left is what a checkout asked for after this one may check out.
+        if case .success(.some) = outcome, let emptied = self.cart?.revision { left = (shopper, emptied) }
         return try outcome.get()
     }
 
@@ -244,11 +259,13 @@ public final class CartViewModel {
         // Taken now, in the order the actions came: a change asked for after a checkout waits for it.
         let turn = session.cartWrites.change()
         let task = Task { [weak self, cartService, session] () -> (any Error)? in
-            defer { session.cartWrites.end(turn) }
+            var left: (shopper: Shopper, revision: Int64)?
+            defer { session.cartWrites.end(turn, leaving: left) }
             if await session.cartWrites.turn(of: turn), Task.isCancelled { return CancellationError() }
             do {
                 // The shopper when the write runs: a sign-in under way moves the guest's lines first.
                 let (cart, shopper) = try await session.write { shopper in (try await operation(cartService, shopper), shopper) }
+                left = (shopper, cart.revision)
                 if let event { self?.analytics.record(event(shopper, session.now())) }
                 guard let self, self.session.shopper == shopper else { return nil }
                 self.apply(cart, of: shopper)

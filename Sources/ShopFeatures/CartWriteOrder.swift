@@ -24,6 +24,8 @@ public final class CartWriteOrder {
     private var nextNumber = 0
     /// Writes asked for and not ended: whether each is a checkout, by number.
     private var underWay: [Int: Bool] = [:]
+    /// The latest cart revision the session's own writes stored, by shopper.
+    private var revisionsLeft: [Shopper: Int64] = [:]
     /// Writes waiting for their turn, in the order they began to wait.
     private var waiting: [(ticket: Ticket, resume: CheckedContinuation<Void, Never>)] = []
 
@@ -52,11 +54,19 @@ public final class CartWriteOrder {
     }
 
     /// Ends a write, stored, refused or cancelled; writes waiting for it take their turn.
-    public func end(_ ticket: Ticket) {
+    /// - Parameter left: the shopper and the cart revision the write stored, when it stored one.
+    public func end(_ ticket: Ticket, leaving left: (shopper: Shopper, revision: Int64)? = nil) {
         guard underWay.removeValue(forKey: ticket.number) != nil else { return }
+        if let left, left.revision > revisionsLeft[left.shopper] ?? .min { revisionsLeft[left.shopper] = left.revision }
         let ready = waiting.filter { isReady($0.ticket) }
         waiting.removeAll { isReady($0.ticket) }
         for write in ready { write.resume.resume() }
+    }
+
+    /// The latest revision of `shopper`'s cart that the session's own writes stored: once a checkout's
+    /// turn comes, what the writes asked for before it left (later ones wait for it).
+    public func revisionLeft(by shopper: Shopper) -> Int64? {
+        revisionsLeft[shopper]
     }
 
     /// How many checkouts wait for the writes asked for before them (for tests).

@@ -231,7 +231,8 @@ public final class ProductDetailViewModel {
         // asked for after it, and this add waits for a checkout asked for before it.
         let turn = session.cartWrites.change()
         let task = Task { [weak self, cart, productId, quantity, session] () -> (any Error)? in
-            defer { session.cartWrites.end(turn) }
+            var left: (shopper: Shopper, revision: Int64)?
+            defer { session.cartWrites.end(turn, leaving: left) }
             if await session.cartWrites.turn(of: turn), Task.isCancelled {
                 self?.addToCartPhase = .idle
                 return CancellationError()
@@ -240,6 +241,7 @@ public final class ProductDetailViewModel {
                 let (updated, shopper) = try await session.write { shopper in
                     (try await cart.add(productId: productId, quantity: quantity, for: shopper), shopper)
                 }
+                left = (shopper, updated.revision)
                 guard let self else { return nil }
                 self.record(.addedToCart, quantity: quantity, by: shopper)
                 self.showCart(updated, of: shopper)

@@ -17,6 +17,8 @@ struct LiveOrderService: OrderService {
     }
 
     func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order {
+        // Orders are an account's: a guest's cart is never checked out, whatever the caller checked.
+        guard shopper.accountId != nil else { throw ShopError.signInRequired("check out") }
         let owner = shopper.storageKey
         let key = IdempotencyKey.current
         let now = now()

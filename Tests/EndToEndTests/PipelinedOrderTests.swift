@@ -200,4 +200,29 @@ struct PipelinedOrderTests {
         #expect(stored.orders.values.filter { $0.lines == [products[0]: 1] }.count == 30)
         #expect(stored.orders.values.filter { $0.lines == [products[1]: 1] }.count == 30)
     }
+
+    /// A keyed checkout resent before its first attempt answered (a client that timed out and retried)
+    /// waits for it and answers its order, not `emptyCart`.
+    @Test func aKeyedCheckoutResentWhileItRunsAnswersTheSameOrder() throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        let client = MirroringClient(server)
+        try client.initialize()
+        let account = try client.signUp(email: "resent-checkout@example.com")
+        let cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let product = try #require(stock.max { $0.value < $1.value }?.key)
+        for round in 0..<20 {
+            let checkout: JSONValue = ["viewModel": .string(cart), "idempotencyKey": .string("checkout-\(round)")]
+            let ids = try client.send([
+                ("cart/add", ["viewModel": .string(cart), "productId": .string(product), "quantity": 1]),
+                ("cart/checkout", checkout), ("cart/checkout", checkout),
+            ])
+            let answers = try ids.map { try client.response(to: $0) }
+            let first = answers[1]["result"]?["orderId"], again = answers[2]["result"]?["orderId"]
+            #expect(first != nil && first == again, "round \(round): \(answers)")
+        }
+        #expect(try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).orders.count == 20)
+    }
 }

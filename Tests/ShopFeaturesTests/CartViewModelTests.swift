@@ -170,6 +170,86 @@ import Testing
         #expect(viewModel.cart == next)
     }
 
+    @Test func aCheckoutWaitingWhileTheSessionSignsOutChecksOutNothing() async throws {
+        let accounts = AccountServiceDouble()
+        accounts.signOut.returns(())
+        let session = ShopSession.signedInForTests(events: events, accounts: accounts)
+        let lines = [Fixture.line(book, quantity: 1)]
+        cart.cart.returns(priced(lines, revision: 1))
+        let viewModel = CartViewModel(cart: cart, orders: orders, analytics: analytics, events: events, session: session)
+        viewModel.appear()
+        await settle { viewModel.phase == .loaded }
+        let gate = Gate()
+        let placed = Locked(0)
+        orders.placeOrder.handle { [events, lines] _ in
+            if placed.withLock({ $0 += 1; return $0 }) == 1 {
+                await gate.wait()
+                await events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2), shopper: Fixture.shopper))
+            }
+            return Fixture.order(1, lines: lines)
+        }
+        cart.add.returns(priced(lines, revision: 1))  // the add lands in the new guest's cart
+
+        // checkout, add, checkout, sign-out in one write: the sign-out ends before the second checkout's turn.
+        let first = Task { try await viewModel.checkout() }
+        await settle { gate.waiting == 1 }
+        let add = Task { try await viewModel.add(productId: book.id, quantity: 1) }
+        let second = Task { try await viewModel.checkout() }
+        await settle { viewModel.checkoutsWaiting == 1 && viewModel.changesWaitingForCheckout == 1 }
+        let signOut = Task { try await session.signOut() }
+        gate.open()
+        #expect(try await first.value != nil)
+        try await signOut.value
+        try await add.value
+        let refusal = await #expect(throws: ShopError.self) { try await second.value }
+        #expect(refusal?.reason == "signInRequired")
+        #expect(placed.withLock { $0 } == 1)  // the guest's cart was not checked out
+    }
+
+    @Test func aSecondCheckoutAfterARefusedOneDoesNotCheckOutTheCartItWasNotShown() async throws {
+        let lines = [Fixture.line(book, quantity: 1)]
+        let viewModel = await appeared(with: priced(lines, revision: 1))
+        let gate = Gate()
+        let repriced = priced([Fixture.line(book, quantity: 1)], revision: 2)
+        orders.placeOrder.handle { _ in
+            await gate.wait()
+            throw ShopError.cartChanged(revision: 2)
+        }
+        cart.cart.returns(repriced)  // what the refused checkout shows afterwards
+
+        let first = Task { try await viewModel.checkout() }
+        await settle { gate.waiting == 1 }
+        let second = Task { try await viewModel.checkout() }  // a double tap, on the cart at revision 1
+        await settle { viewModel.checkoutsWaiting == 1 }
+        gate.open()
+        let firstRefusal = await #expect(throws: ShopError.self) { try await first.value }
+        #expect(firstRefusal?.reason == "cartChanged")
+        let secondRefusal = await #expect(throws: ShopError.self) { try await second.value }
+        #expect(secondRefusal?.reason == "cartChanged")
+        // Both asked for the revision shown when they were sent, not the one shown after the first's refusal.
+        #expect(orders.placeOrder.calls == [1, 1])
+        #expect(viewModel.cart == repriced)
+    }
+
+    @Test func aCheckoutWaitingWhenTheScreenClosesIsCancelled() async throws {
+        let viewModel = await appeared(with: priced([Fixture.line(book, quantity: 1)], revision: 1))
+        let gate = Gate()
+        cart.add.handle { [book] _ in
+            await gate.wait()
+            return Cart(lines: [Fixture.line(book, quantity: 2)], tax: .zero, revision: 2)
+        }
+        orders.placeOrder.returns(Fixture.order(1, lines: [Fixture.line(book, quantity: 2)]))
+        let add = Task { try await viewModel.add(productId: book.id, quantity: 1) }
+        await settle { gate.waiting == 1 }
+        let checkout = Task { try await viewModel.checkout() }
+        await settle { viewModel.checkoutsWaiting == 1 }
+        viewModel.close()
+        gate.open()
+        _ = try? await add.value
+        await #expect(throws: CancellationError.self) { try await checkout.value }
+        #expect(orders.placeOrder.calls.isEmpty)
+    }
+
     /// A cart screen and a product page of one session, on one set of service doubles.
     func cartAndProductPage(showing shown: Cart) async -> (CartViewModel, ProductDetailViewModel) {
         let session = ShopSession.signedInForTests(events: events)

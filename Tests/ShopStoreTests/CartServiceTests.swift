@@ -31,6 +31,15 @@ import Testing
         #expect(try await services.cart.cart(of: .testShopper) == cart)
     }
 
+    @Test func aGuestsCartIsNeverCheckedOut() async throws {
+        let item = try await product()
+        let guest = Shopper.guest("cart-tests-guest")
+        try await services.cart.add(productId: item.id, quantity: 1, for: guest)
+        let refusal = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: nil, for: guest) }
+        #expect(refusal?.reason == "signInRequired")
+        #expect(try await services.cart.cart(of: guest).lines.count == 1)
+    }
+
     @Test func addingMoreThanStockOrMaximumIsRefusedAndChangesNothing() async throws {
         let item = try await product(stock: 4, maximum: 3)
         let before = try await services.cart.add(productId: item.id, quantity: 2, for: .testShopper)
