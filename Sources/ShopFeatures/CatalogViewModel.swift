@@ -60,6 +60,8 @@ public final class CatalogViewModel {
     /// A stored change arrived while a list load was running that may have read before it: reload once
     /// that load shows its result.
     @ObservationIgnored private var isStale = false
+    /// Products changed while a list or page loaded, by id (the last change of each).
+    @ObservationIgnored private var changedDuringLoad: [String: Product] = [:]
     @ObservationIgnored private let tasks = TaskBag()
 
     /// Creates the ViewModel; nothing loads before ``appear()``.
@@ -104,6 +106,7 @@ public final class CatalogViewModel {
     public func close() {
         subscription?.cancel()
         subscription = nil
+        changedDuringLoad = [:]
         listTask?.cancel()
         loadMoreTask?.cancel()
         deleteTask?.cancel()
@@ -168,6 +171,7 @@ public final class CatalogViewModel {
             guard let self, generation == self.loadMoreGeneration else { return false }
             guard !Task.isCancelled else {
                 self.loadMorePhase = .idle
+                if !self.isListLoadRunning { self.recheckChangesDuringLoad() }
                 return false
             }
             switch result {
@@ -177,12 +181,15 @@ public final class CatalogViewModel {
                 self.totalCount = page.totalCount
                 self.requestedCount = max(self.requestedCount, self.products.count)
                 self.loadMorePhase = .idle
+                self.recheckChangesDuringLoad()
             case .failure(let error):
                 guard let info = Failure.loadError(error) else {
                     self.loadMorePhase = .idle
+                    if !self.isListLoadRunning { self.recheckChangesDuringLoad() }
                     return false
                 }
                 self.loadMorePhase = .failed(info)
+                self.recheckChangesDuringLoad()
             }
             return true
         }
@@ -283,6 +290,8 @@ public final class CatalogViewModel {
                 if self.isStale {
                     self.isStale = false
                     self.events.track(self.startList(debounced: false, showsLoading: false))
+                } else {
+                    self.recheckChangesDuringLoad()
                 }
                 return true
             } catch {
@@ -307,6 +316,7 @@ public final class CatalogViewModel {
     private func listLoadEnded(generation: Int) {
         guard generation == listGeneration, isListLoadRunning else { return }
         showListBeforeLoad()
+        if phase == .loaded { recheckChangesDuringLoad() }
     }
 
     /// Abandons the running list load: shows the phase it replaced and the criteria of the results shown.
@@ -346,6 +356,14 @@ public final class CatalogViewModel {
             let listed = Set(products.map(\.id))
             if order.lines.contains(where: { listed.contains($0.productId) }) { refreshQuietly() }
         case .productChanged(let product):
+            if isListLoadRunning || loadMorePhase == .loading {
+                // The load under way may have read before this change: the change is decided against what
+                // it shows once it ends (`recheckChangesDuringLoad`), which the action's answer waits for.
+                // Not a reload now: under a market simulation a change comes during nearly every load.
+                changedDuringLoad[product.id] = product
+                if let task = isListLoadRunning ? listTask : loadMoreTask { events.track(task) }
+                if isListLoadRunning { return }
+            }
             if let index = products.firstIndex(where: { $0.id == product.id }) {
                 // Shown at once; the list loads again only if the change can move it or take it out.
                 let old = products[index]
@@ -354,7 +372,7 @@ public final class CatalogViewModel {
                     || old.categoryId != product.categoryId || (sort == .price && old.price != product.price) {
                     refreshQuietly()
                 }
-            } else if !query.isEmpty || sortsIntoLoadedPages(product) {
+            } else if loadMorePhase != .loading, !query.isEmpty || sortsIntoLoadedPages(product) {
                 // A product not listed may now match the search, or (renamed, repriced) sort into the pages
                 // loaded.
                 refreshQuietly()
@@ -397,6 +415,15 @@ public final class CatalogViewModel {
 
     private static func nocaseBytes(_ text: String) -> [UInt8] {
         text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+    }
+
+    /// Decides the product changes that came while a list or page loaded against what is shown now (the
+    /// load may have read before them).
+    private func recheckChangesDuringLoad() {
+        let changed = changedDuringLoad
+        changedDuringLoad = [:]
+        guard subscription != nil else { return }
+        for product in changed.values.sorted(by: { $0.id < $1.id }) { handle(.productChanged(product)) }
     }
 
     private func refreshQuietly() {

@@ -333,6 +333,47 @@ import Testing
         #expect(catalog.page.calls.count == 3)
     }
 
+    @Test func anUnlistedProductChangedWhileANewSortLoadsIsCheckedAgainstTheNewList() async throws {
+        // By name: "Product 1" (5.00), "Product 2" (1.00); by price: "Product 2", "Product 1".
+        let dear = Fixture.product(1, price: 500), cheap = Fixture.product(2, price: 100)
+        let viewModel = await appeared(with: [dear, cheap], total: 3)
+        let gate = Gate()
+        catalog.page.handle { [cheap, dear] _ in
+            await gate.wait()
+            return ProductPage(products: [cheap, dear], totalCount: 3)  // read before the change below
+        }
+        let sorting = Task { await viewModel.setSort(.price) }
+        await settle { gate.waiting == 1 }
+        // Repriced between the two: after the last of the list shown while the sort loads (1.00), before
+        // the last of the new one (5.00).
+        let repriced = Fixture.product(3, price: 300)
+        events.publish(.productChanged(repriced))
+        catalog.page.returns(ProductPage(products: [cheap, repriced], totalCount: 3))
+        gate.open()
+        #expect(await sorting.value == .completed)
+        await events.settled()
+        await settle { viewModel.products == [cheap, repriced] }
+        #expect(catalog.page.calls.count == 3)  // the first page, the sort's, the reload the change asked for
+    }
+
+    @Test func anUnlistedProductChangedAfterTheLoadedPagesDuringALoadCausesNoReload() async throws {
+        let viewModel = await appeared(with: [first, second], total: 3)
+        let gate = Gate()
+        catalog.page.handle { [first, second] _ in
+            await gate.wait()
+            return ProductPage(products: [first, second], totalCount: 3)
+        }
+        let refreshing = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 1 }
+        var unlisted = Fixture.product(9)
+        unlisted.price = Money(minorUnits: 1)  // still sorts after "Product 2" by name
+        events.publish(.productChanged(unlisted))
+        gate.open()
+        #expect(await refreshing.value == .completed)
+        await events.settled()
+        #expect(catalog.page.calls.count == 2)
+    }
+
     @Test func aChangeDuringARunningLoadReloadsOnceItEndsAndTheFeedSettlesAfter() async {
         let viewModel = await appeared(with: [first])
         let gate = Gate()
