@@ -96,7 +96,10 @@ public final class PriceTickerViewModel {
 
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
-        load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
+        load.start(
+            phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 }),
+            reloadAfterAbandon: { [weak self] in self?.followStoredChanges() }
+        ) {
             [weak self, catalog, productId] in
             do {
                 async let product = catalog.product(id: productId)

@@ -274,8 +274,10 @@ public final class ProductDetailViewModel {
     /// - Returns: The task; its value is `true` when it showed the product or the failure.
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
-        load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
-            [weak self, catalog, favorites, cart, productId, shopper = session.shopper] in
+        load.start(
+            phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 }),
+            reloadAfterAbandon: { [weak self] in self?.reloadForFeed(includingProduct: true) }
+        ) { [weak self, catalog, favorites, cart, productId, shopper = session.shopper] in
             async let product = catalog.product(id: productId)
             async let favorite = attempt { try await favorites.isFavorite(productId: productId, for: shopper) }
             async let cartNow = attempt { try await cart.cart(of: shopper) }
@@ -359,8 +361,11 @@ public final class ProductDetailViewModel {
         case .favoriteChanged(let id, let value, let shopper) where id == productId && shopper == session.shopper:
             isFavorite = value
             if inCart != nil { partError = nil }
+            // A load under way may have read the mark before: it reads again after.
+            if phase == .loading { load.noteMissedChange(tracking: events) }
         case .cartChanged(let cart, let shopper):
             showCart(cart, of: shopper)
+            if phase == .loading, shopper == session.shopper { load.noteMissedChange(tracking: events) }
         case .productsDeleted(let ids) where ids.contains(productId):
             load.cancel()
             product = nil

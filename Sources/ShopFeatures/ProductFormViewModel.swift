@@ -126,8 +126,10 @@ public final class ProductFormViewModel {
 
     @discardableResult
     private func startLoad() -> Task<Bool, Never> {
-        load.start(phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 })) {
-            [weak self, catalog, productId] in
+        load.start(
+            phase: .init(get: { [weak self] in self?.phase }, set: { [weak self] in self?.phase = $0 }),
+            reloadAfterAbandon: { [weak self] in if let self, let productId = self.productId { self.reloadProduct(productId) } }
+        ) { [weak self, catalog, productId] in
             do {
                 async let summaries = catalog.categories()
                 async let product: Product? = if let productId { try await catalog.product(id: productId) } else { nil }

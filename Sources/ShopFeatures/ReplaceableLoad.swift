@@ -22,10 +22,15 @@ final class ReplaceableLoad {
     /// Starts `body` with the phase set to `loading`, cancelling the load under way.
     /// - Parameters:
     ///   - phase: the owner's phase.
+    ///   - reloadAfterAbandon: what the owner loads again when this load is abandoned (its phase put back)
+    ///     after a change arrived while it ran: what the screen shows again predates that change.
     ///   - body: loads and shows the result; returns `true` when it showed one (content or failure).
     /// - Returns: the load; its value is `true` when it showed its result.
     @discardableResult
-    func start(phase: PhaseAccess, _ body: @escaping @MainActor () async -> Bool) -> Task<Bool, Never> {
+    func start(
+        phase: PhaseAccess, reloadAfterAbandon: (@MainActor () -> Void)? = nil,
+        _ body: @escaping @MainActor () async -> Bool
+    ) -> Task<Bool, Never> {
         task?.cancel()
         generation += 1
         missedChange = false
@@ -34,7 +39,10 @@ final class ReplaceableLoad {
         phase.set(.loading)
         let task = Task { [weak self] () -> Bool in
             let shown = await body()
-            if !shown, let self, started == self.generation, phase.get() == .loading { phase.set(self.phaseBefore) }
+            if !shown, let self, started == self.generation, phase.get() == .loading {
+                phase.set(self.phaseBefore)
+                if self.takeMissedChange(), self.phaseBefore == .loaded { reloadAfterAbandon?() }
+            }
             return shown
         }
         self.task = task

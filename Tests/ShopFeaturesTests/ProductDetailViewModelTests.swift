@@ -57,6 +57,49 @@ import Testing
         #expect(viewModel.state == loaded(isFavorite: true))
     }
 
+    @Test func aChangeThatCameDuringARefreshItsCallerAbandonedIsShown() async throws {
+        let viewModel = await appeared()
+        let gate = Gate()
+        let stored = Locked(product)
+        catalog.product.handle { _ in
+            await gate.wait()
+            return stored.withLock { $0 }
+        }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 1 }
+        var repriced = product
+        repriced.price = Money(minorUnits: 990)
+        stored.withLock { $0 = repriced }
+        events.publish(.productChanged(repriced))  // the refresh may have read before it
+        refresh.cancel()
+        gate.open()
+        #expect(await refresh.value == .cancelled)
+        await events.settled()
+        await settle { viewModel.product?.price == repriced.price }
+        #expect(viewModel.phase == .loaded)
+    }
+
+    @Test func aCartChangeThatCameDuringTheLoadIsNotHiddenByWhatTheLoadRead() async throws {
+        let viewModel = await appeared()
+        let gate = Gate()
+        let stored = Locked(Cart.empty)
+        cart.cart.handle { _ in
+            await gate.wait()
+            return Cart.empty  // read before the change below
+        }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 1 }
+        let added = Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 2)
+        stored.withLock { $0 = added }
+        events.publish(.cartChanged(added, shopper: Fixture.shopper))
+        cart.cart.handle { _ in stored.withLock { $0 } }
+        gate.open()
+        #expect(await refresh.value == .completed)
+        await events.settled()
+        await settle { viewModel.inCart == 2 }
+        #expect(viewModel.inCart == 2)
+    }
+
     @Test func aChangeStoredWhileTheLoadReadsShowsAfterIt() async throws {
         let gate = Gate()
         let stored = Locked(product)
