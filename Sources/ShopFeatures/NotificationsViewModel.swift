@@ -227,17 +227,22 @@ public final class NotificationsViewModel {
         switch change {
         case .arrived(let notification, let replacing, let unread):
             if let replacing { items.removeAll { $0.id == replacing } }
+            let seq = InboxNotification.seq(of: notification.id) ?? 0
             // An inbox holds one unread notification per kind and product, but the one this replaced may
             // not be the one shown: a server that read the log after a later replacement never saw the
-            // ones between (their rows were gone), so any unread one it replaced goes too.
+            // ones between (their rows were gone), so any older unread one it replaced goes too. A newer
+            // one shown already (a late delivery of this one) replaced this one: it stays, and this does
+            // not show.
+            var replacedAlready = false
             if notification.kind != .orderPlaced, let productId = notification.productId {
-                items.removeAll {
-                    !$0.isRead && $0.kind == notification.kind && $0.productId == productId && $0.id != notification.id
+                let sameKind = { (item: InboxNotification) in
+                    !item.isRead && item.kind == notification.kind && item.productId == productId && item.id != notification.id
                 }
+                replacedAlready = items.contains { sameKind($0) && (InboxNotification.seq(of: $0.id) ?? 0) > seq }
+                items.removeAll { sameKind($0) && (InboxNotification.seq(of: $0.id) ?? 0) < seq }
             }
-            if !items.contains(where: { $0.id == notification.id }) {
+            if !replacedAlready, !items.contains(where: { $0.id == notification.id }) {
                 // Newest first: an older one than every loaded (a late delivery) waits for its page.
-                let seq = InboxNotification.seq(of: notification.id) ?? 0
                 let index = items.firstIndex { (InboxNotification.seq(of: $0.id) ?? 0) < seq } ?? items.endIndex
                 if index < items.endIndex || !hasMore { items.insert(notification, at: index) }
             }

@@ -33,6 +33,8 @@ public final class ProductFormViewModel {
     @ObservationIgnored private let events: ShopEvents
     @ObservationIgnored private var subscription: ShopSubscription?
     @ObservationIgnored private let load = ReplaceableLoad()
+    /// What the failed load could not read: `categories` or (editing) `product`.
+    @ObservationIgnored private var failedPart = "categories"
     @ObservationIgnored private let tasks = TaskBag()
     @ObservationIgnored private var submitTask: Task<(any Error)?, Never>?
 
@@ -133,7 +135,17 @@ public final class ProductFormViewModel {
             do {
                 async let summaries = catalog.categories()
                 async let product: Product? = if let productId { try await catalog.product(id: productId) } else { nil }
-                let (loadedSummaries, loadedProduct) = try await (summaries, product)
+                // Which part failed decides how a submit refused for it names it.
+                let loadedSummaries: [CategorySummary]
+                do { loadedSummaries = try await summaries } catch {
+                    self?.failedPart = "categories"
+                    throw error
+                }
+                let loadedProduct: Product?
+                do { loadedProduct = try await product } catch {
+                    self?.failedPart = "product"
+                    throw error
+                }
                 guard let self, !Task.isCancelled else { return false }
                 self.categories = loadedSummaries.map(\.category)
                 if let loadedProduct { self.showStored(loadedProduct) }
@@ -202,7 +214,7 @@ public final class ProductFormViewModel {
         if submitPhase == .succeeded, let createdProductId { throw ShopError.alreadySubmitted(productId: createdProductId) }
         if case .failed(let message, let retryable) = phase {
             // An edit form's load failure names what failed itself (e.g. the product was deleted).
-            throw productId == nil
+            throw failedPart == "categories"
                 ? ShopError.loadFailed("categories", message: "The categories could not be loaded: \(message)", retryable: retryable)
                 : ShopError.loadFailed("product", message: message, retryable: retryable)
         }
@@ -288,6 +300,7 @@ public final class ProductFormViewModel {
         case .productsDeleted(let ids) where ids.contains(productId):
             load.cancel()
             tasks.cancelAll()
+            failedPart = "product"
             phase = .failed(message: "This product is no longer available.", retryable: false)
         case .orderPlaced(let order, _) where phase == .loaded && order.lines.contains { $0.productId == productId }:
             // Its stock changed.

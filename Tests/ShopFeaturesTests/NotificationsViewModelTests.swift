@@ -71,6 +71,18 @@ import Testing
         #expect(viewModel.state == state([latest, Fixture.notification(3), readEarlier], unread: 2))
     }
 
+    @Test func aLateArrivalOfAnOlderOneDoesNotHideTheNewerOneThatReplacedIt() async throws {
+        // n-7 (which replaced n-5) is loaded; n-5's own arrival is delivered after it.
+        var latest = Fixture.notification(7)
+        latest.productId = "p-0002"
+        let (viewModel, _) = try await appeared(page: InboxPage(items: [latest, Fixture.notification(3)], unreadCount: 2, hasMore: false))
+        var late = Fixture.notification(5)
+        late.productId = "p-0002"
+        events.publish(.notificationArrived(late, replacing: "n-2", unreadCount: 2, shopper: Fixture.shopper))
+        await events.settled()
+        #expect(viewModel.state == state([latest, Fixture.notification(3)], unread: 2))
+    }
+
     @Test func readsMadeElsewhereShow() async throws {
         let older = [Fixture.notification(3), Fixture.notification(2)]
         let (viewModel, _) = try await appeared(page: InboxPage(items: older, unreadCount: 5, hasMore: true))

@@ -155,6 +155,17 @@ import Testing
         #expect(missing.state.error?.retryable == false)
     }
 
+    @Test func anEditFormWhoseCategoriesFailedSaysSo() async throws {
+        catalog.categories.fails(ShopError.serviceUnavailable("catalog"))
+        catalog.product.returns(stored)
+        let viewModel = ProductFormViewModel(catalog: catalog, productId: stored.id, events: events)
+        viewModel.appear()
+        await settle { viewModel.phase.name == .failed }
+        let refusal = await #expect(throws: ShopError.self) { try await viewModel.submit() }
+        #expect(refusal?.reason == "loadFailed")
+        #expect(refusal?.details["content"] == "categories")
+    }
+
     @Test func closingUnsubscribes() async throws {
         let before = events.subscriberCount
         let viewModel = await opened()

@@ -76,7 +76,9 @@ import Testing
 
         let guest = Shopper.guest("g1")
         _ = try await services.cart.add(productId: "p-0001", quantity: 1, for: guest)
-        _ = try await services.orders.placeOrder(expectedRevision: nil, for: guest)
+        // A guest cannot check out at all (the store refuses it), so no order notifies a guest.
+        let refusal = await #expect(throws: ShopError.self) { try await services.orders.placeOrder(expectedRevision: nil, for: guest) }
+        #expect(refusal?.reason == "signInRequired")
         let count = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification") }
         #expect(count == 0)
         await #expect(throws: ShopError.signInRequired("see your notifications")) {

@@ -54,7 +54,7 @@ extension ProtocolContract<ShopEnvironment> {
         "ProductFormState": [
             "errors": ["description": "Messages of the invalid fields the user has edited, by field name; after a refused submit, of every invalid field."],
             "createdProductId": ["description": "The product the last successful submission created; null otherwise (always in edit mode)."],
-            "mode": ["description": "create (no open args) or edit (open args {productId}): the fields show the stored product and submit stores them."],
+            "mode": ["description": "create (no open args) or edit (open args {productId}): the fields show the stored product and submit stores the fields the user changed (changes stored elsewhere show in the others)."],
             "productId": ["description": "The product edited; null in create mode."],
             "hasChanges": ["description": "Whether the fields differ from the stored product (edit) or an empty form (create). A change stored elsewhere shows in every field the user has not changed."],
             "phase": ["description": "The categories load (and in edit mode the product's): failed when the edited product does not exist or was deleted."],
