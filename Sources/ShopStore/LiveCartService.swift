@@ -86,11 +86,10 @@ struct LiveCartService: CartService {
                 try body(db)
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, at: now)
-                return (try cache.cart(db, of: shopper, touching: touched), try ChangeLog.append(db, .cart, shopper.storageKey, at: now))
+                let seq = try ChangeLog.append(db, .cart, shopper.storageKey, at: now)
+                return (try cache.cart(db, of: shopper, touching: touched), seq)  // last: see `CartCache`
             }
         }
-        // Committed: the cart at its revision, to derive the next change's from.
-        cache.remember(cart, of: shopper)
         let priced = cart.cart
         if let seq { await feed.committed(seq, [.cartChanged(priced, shopper: shopper)]) }
         return priced

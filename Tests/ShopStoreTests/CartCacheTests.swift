@@ -58,4 +58,82 @@ import Testing
         derived = databases[0].cartCache.derivedCarts + databases[1].cartCache.derivedCarts
         #expect(derived > 50)
     }
+
+    /// Pipelined changes share group commits, and each derives from the cart the write before it left in the
+    /// same transaction (refused ones roll back their savepoint alone). Every answered cart is checked
+    /// against a model that applies the stored changes in revision order.
+    @Test(arguments: [4, 5] as [UInt64])
+    func cartsDerivedWithinAGroupCommitAreTheCartsStored(seed: UInt64) async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let services = ShopServices.testing(database)
+        var products: [String] = []
+        for number in 1...5 {
+            products.append(try await services.catalog.create(NewProduct(
+                name: "Group test \(number)", description: "For tests", price: Money(minorUnits: Int64(700 + number)),
+                categoryId: number % 2 == 0 ? "electronics" : "books", stock: 5_000, maxPerOrder: 12)).id)
+        }
+        let ids = products
+        let rates = try await database.writer.read { db in
+            try Dictionary(uniqueKeysWithValues: ids.map { id in
+                (id, try Int.fetchOne(db, sql: "SELECT k.taxRate FROM product p JOIN category k ON k.id = p.categoryId WHERE p.id = ?", arguments: [id]) ?? 0)
+            })
+        }
+        enum Change: Sendable { case add(String, Int), set(String, Int), remove(String), clear }
+        let shopper = Shopper.account(1)
+        let cartService = services.cart
+        var random = SeededRandom(seed: seed)
+        var stored: [(change: Change, cart: Cart)] = []
+        var refused = 0
+        for _ in 0..<12 {
+            let changes: [Change] = (0..<30).map { _ in
+                let product = products.randomElement(using: &random)!
+                switch Int.random(in: 0..<100, using: &random) {
+                case 0..<55: return .add(product, Int.random(in: 1...4, using: &random))
+                case 55..<80: return .set(product, Int.random(in: 0...6, using: &random))
+                case 80..<97: return .remove(product)
+                default: return .clear
+                }
+            }
+            let answers = await withTaskGroup(of: (Change, Cart?).self) { group in
+                for change in changes {
+                    group.addTask {
+                        let cart: Cart? = switch change {
+                        case .add(let id, let quantity): try? await cartService.add(productId: id, quantity: quantity, for: shopper)
+                        case .set(let id, let quantity): try? await cartService.setQuantity(productId: id, quantity: quantity, for: shopper)
+                        case .remove(let id): try? await cartService.remove(productId: id, for: shopper)
+                        case .clear: try? await cartService.clear(for: shopper)
+                        }
+                        return (change, cart)
+                    }
+                }
+                var answers: [(Change, Cart?)] = []
+                for await answer in group { answers.append(answer) }
+                return answers
+            }
+            for (change, cart) in answers {
+                if let cart { stored.append((change, cart)) } else { refused += 1 }
+            }
+        }
+        stored.sort { $0.cart.revision < $1.cart.revision }
+        #expect(stored.map(\.cart.revision) == Array(1...Int64(stored.count)))  // one revision per stored change
+        var model: [(id: String, quantity: Int)] = []
+        for (change, cart) in stored {
+            switch change {
+            case .add(let id, let quantity):
+                if let index = model.firstIndex(where: { $0.id == id }) { model[index].quantity += quantity } else { model.append((id, quantity)) }
+            case .set(let id, let quantity):
+                if quantity == 0 { model.removeAll { $0.id == id } } else if let index = model.firstIndex(where: { $0.id == id }) { model[index].quantity = quantity }
+            case .remove(let id): model.removeAll { $0.id == id }
+            case .clear: model = []
+            }
+            let lines = cart.lines.map { "\($0.productId)x\($0.quantity)" }
+            #expect(lines == model.map { "\($0.id)x\($0.quantity)" }, "revision \(cart.revision)")
+            #expect(cart.tax == TaxRules.tax(cart.lines.map { ($0.lineTotal, rates[$0.productId] ?? -1) }), "revision \(cart.revision)")
+        }
+        #expect(try await database.writer.read { db in try StoredRows.cart(db, of: shopper) } == stored.last?.cart)
+        #expect(refused > 0)
+        #expect(database.cartCache.derivedCarts > stored.count / 2)
+    }
 }
+
