@@ -11,7 +11,8 @@ import Shop
 /// after its own bump knows that nothing else changed the cart in between, in this process or another.
 /// A cart computed inside a transaction is known to the later writes of that transaction (a group commit's
 /// next changes) and becomes known to every later one only when the transaction commits; a rollback
-/// forgets it. The writes of one database run one at a time on its writer, so one transaction's carts are
+/// forgets it. Carts are computed only in writes of the database's ``GroupCommit``, which says when each
+/// transaction ends. The writes of one database run one at a time on its writer, so one transaction's carts are
 /// never mixed with another's.
 final class CartCache: Sendable {
     /// How many shoppers' carts are kept; past it the cache starts again empty (a miss is a full read).
@@ -34,7 +35,7 @@ final class CartCache: Sendable {
     /// lines) whose revision bump was just written in `db`: derived from the cart known at the revision
     /// before, or read whole. Call it last in the write: nothing after it may fail and roll the write back,
     /// since later writes of the transaction derive from what it returns.
-    func cart(_ db: Database, of shopper: Shopper, touching touched: String?) throws -> PricedCart {
+    func cart(_ db: Database, of shopper: Shopper, touching touched: String?, in commits: GroupCommit) throws -> PricedCart {
         let owner = shopper.storageKey
         let revision = try StoredRows.cartRevision(db, of: owner)
         let before = known.withLock { $0.uncommitted[owner] ?? $0.committed[owner] }
@@ -55,17 +56,17 @@ final class CartCache: Sendable {
             return isFirst
         }
         if isFirstOfTransaction {
-            db.afterNextTransaction(
-                onCommit: { [known] _ in
-                    known.withLock { known in
+            commits.afterTransaction { [known] committed in
+                known.withLock { known in
+                    if committed {
                         for (owner, cart) in known.uncommitted where cart.revision > known.committed[owner]?.revision ?? .min {
                             if known.committed.count >= Self.capacity { known.committed = [:] }
                             known.committed[owner] = cart
                         }
-                        known.uncommitted = [:]
                     }
-                },
-                onRollback: { [known] _ in known.withLock { $0.uncommitted = [:] } })
+                    known.uncommitted = [:]
+                }
+            }
         }
         return cart
     }

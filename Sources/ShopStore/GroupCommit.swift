@@ -33,9 +33,27 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let queue = Locked(Queue())
+    /// What the writes of the transaction under way asked to run once it ends (see ``afterTransaction(_:)``).
+    private let transactionEnd = Locked<[@Sendable (_ committed: Bool) -> Void]>([])
 
     init(writer: any DatabaseWriter) {
         self.writer = writer
+    }
+
+    /// Runs `body` once the transaction of the write calling this ends, with whether it committed: called
+    /// from a write's body, on the writer (a lighter GRDB `afterNextTransaction`, which installs SQLite hooks
+    /// and slowed the writes after it).
+    func afterTransaction(_ body: @escaping @Sendable (_ committed: Bool) -> Void) {
+        transactionEnd.withLock { $0.append(body) }
+    }
+
+    /// Runs and forgets what the ended transaction's writes asked for.
+    private func endTransaction(committed: Bool) {
+        let bodies = transactionEnd.withLock { bodies in
+            defer { bodies = [] }
+            return bodies
+        }
+        for body in bodies { body(committed) }
     }
 
     /// How many writes wait for a group (for tests).
@@ -77,8 +95,11 @@ final class GroupCommit: Sendable {
             var errors: [(any Error)?]
             do {
                 errors = group.count == 1 ? [try Self.commitAlone(group[0], db)] : try Self.commitTogether(group, db)
+                // A lone write that failed rolled its transaction back; a group commits even if some failed.
+                self.endTransaction(committed: group.count > 1 || errors[0] == nil)
             } catch {
                 errors = Array(repeating: error, count: group.count)
+                self.endTransaction(committed: false)
             }
             for (pending, error) in zip(group, errors) { pending.finish(error) }
             self.commitNextGroup()

@@ -80,6 +80,7 @@ struct LiveCartService: CartService {
         let key = IdempotencyKey.current
         let now = now()
         let cache = database.cartCache
+        let commits = database.commits
         let (cart, seq) = try await StorageError.mapping {
             try await database.commits.write { db -> (PricedCart, Int64?) in
                 if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.pricedCart(db, of: shopper), nil) }
@@ -87,7 +88,7 @@ struct LiveCartService: CartService {
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, at: now)
                 let seq = try ChangeLog.append(db, .cart, shopper.storageKey, at: now)
-                return (try cache.cart(db, of: shopper, touching: touched), seq)  // last: see `CartCache`
+                return (try cache.cart(db, of: shopper, touching: touched, in: commits), seq)  // last: see `CartCache`
             }
         }
         let priced = cart.cart
