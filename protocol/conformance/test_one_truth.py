@@ -66,6 +66,38 @@ def test_a_keyed_retry_is_answered_without_applying_it_again(mirrors: Mirrors):
     assert long_key["error"]["code"] == -32602 and long_key["error"]["data"]["parameter"] == "idempotencyKey"
 
 
+def test_cart_writes_sent_together_take_effect_in_the_order_sent(mirrors: Mirrors):
+    # Adds on the cart and on product pages, checkouts between them, all in one write: each checkout takes
+    # exactly the adds sent before it, and one sent when nothing was added since is refused as empty.
+    register_account(mirrors)  # a guest cannot check out
+    catalog = open_settled(mirrors, "catalog")
+    ids = [p["id"] for p in catalog.state["products"] if p["inStock"]][:3]
+    cart = open_settled(mirrors, "cart")
+    pages = [open_settled(mirrors, "productDetail", {"productId": product}) for product in ids[1:]]
+    session = mirrors.session
+    messages = [
+        session.request_message("cart/add", {"viewModel": cart.handle, "productId": ids[0], "quantity": 1}),
+        session.request_message("productDetail/addToCart", {"viewModel": pages[0].handle}),
+        session.request_message("cart/checkout", {"viewModel": cart.handle}),
+        session.request_message("productDetail/addToCart", {"viewModel": pages[1].handle}),
+        session.request_message("cart/checkout", {"viewModel": cart.handle}),
+        session.request_message("cart/checkout", {"viewModel": cart.handle}),
+    ]
+    session.send_at_once(*messages)
+    answers = [session.read_until_response(message["id"]) for message in messages]
+    for answer in answers[:2] + [answers[3]]:
+        ok(answer)
+    first, second = ok(answers[2]), ok(answers[4])
+    refused(answers[5], "emptyCart")
+    assert first["orderId"] != second["orderId"]
+    dashboard = open_settled(mirrors, "dashboard")
+    orders = {order["id"]: order for order in dashboard.state["recentOrders"]["items"]}
+    assert sorted(line["productId"] for line in orders[first["orderId"]]["lines"]) == sorted(ids[:2])
+    assert [line["productId"] for line in orders[second["orderId"]]["lines"]] == [ids[2]]
+    assert cart.state["lines"] == []
+    mirrors.assert_in_sync(cart)
+
+
 def test_two_servers_on_one_file_show_each_others_changes(spawn, tmp_path):
     # Each server is a session of its own (a guest with its own cart): both sign into one account.
     database = str(tmp_path / "shared.sqlite")
