@@ -61,15 +61,8 @@ struct PipelinedOrderTests {
     /// the answer is written (that change starts a new checkout story, which clears `lastOrder`).
     @Test(arguments: [false, true])
     func aCheckoutFollowedAtOnceByChangesAnswersItsOrder(keyed: Bool) throws {
-        let folder = try TemporaryDirectory()
-        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
-        let client = MirroringClient(server)
-        try client.initialize()
-        // Signed in: a guest cannot check out.
-        let account = try client.signUp(email: "pipelined@example.com")
-        let cart = try client.open("cart")
-        try client.waitUntil(cart) { $0["phase"] == "loaded" }
-        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let shop = try SignedInCart(email: "pipelined@example.com")
+        let (client, cart, stock) = (shop.client, shop.cart, shop.stock)
         let products = stock.sorted { $0.value > $1.value }.prefix(4).map { JSONValue.string($0.key) }
         var withoutOrder: [JSONValue] = []
         var key = 0
@@ -95,14 +88,8 @@ struct PipelinedOrderTests {
     /// right after the checkout goes to the cart after the order.
     @Test(arguments: [false, true])
     func aCheckoutSentRightAfterAddsChecksOutTheCartWithThem(keyed: Bool) throws {
-        let folder = try TemporaryDirectory()
-        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
-        let client = MirroringClient(server)
-        try client.initialize()
-        let account = try client.signUp(email: "add-then-checkout@example.com")
-        let cart = try client.open("cart")
-        try client.waitUntil(cart) { $0["phase"] == "loaded" }
-        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let shop = try SignedInCart(email: "add-then-checkout@example.com")
+        let (folder, client, account, cart, stock) = (shop.folder, shop.client, shop.account, shop.cart, shop.stock)
         let products = stock.sorted { $0.value > $1.value }.prefix(3).map { JSONValue.string($0.key) }
         var key = 0
         func params(_ members: [String: JSONValue]) -> JSONValue {
@@ -133,14 +120,8 @@ struct PipelinedOrderTests {
     /// The same across screens: adds on two product pages sent right before the cart's checkout are in
     /// the order; an add on a third page sent right after it goes to the next cart.
     @Test func aCheckoutSentRightAfterProductPageAddsChecksOutTheCartWithThem() throws {
-        let folder = try TemporaryDirectory()
-        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
-        let client = MirroringClient(server)
-        try client.initialize()
-        let account = try client.signUp(email: "pages-then-checkout@example.com")
-        let cart = try client.open("cart")
-        try client.waitUntil(cart) { $0["phase"] == "loaded" }
-        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let shop = try SignedInCart(email: "pages-then-checkout@example.com")
+        let (folder, client, account, cart, stock) = (shop.folder, shop.client, shop.account, shop.cart, shop.stock)
         let products = stock.sorted { $0.value > $1.value }.prefix(3).map(\.key)
         var pages: [String] = []
         for product in products {
@@ -172,14 +153,8 @@ struct PipelinedOrderTests {
     /// Checkouts are taken in order too: `add, checkout, add, checkout, checkout` in one write places two
     /// orders, each with its add, and the third checkout finds the cart empty, however fast each ran.
     @Test func checkoutsSentTogetherAreTakenInOrder() throws {
-        let folder = try TemporaryDirectory()
-        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
-        let client = MirroringClient(server)
-        try client.initialize()
-        let account = try client.signUp(email: "two-checkouts@example.com")
-        let cart = try client.open("cart")
-        try client.waitUntil(cart) { $0["phase"] == "loaded" }
-        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let shop = try SignedInCart(email: "two-checkouts@example.com")
+        let (folder, client, account, cart, stock) = (shop.folder, shop.client, shop.account, shop.cart, shop.stock)
         let products = stock.sorted { $0.value > $1.value }.prefix(2).map(\.key)
         let params: JSONValue = ["viewModel": .string(cart)]
         func add(_ product: String) -> (String, JSONValue) {
@@ -204,14 +179,8 @@ struct PipelinedOrderTests {
     /// A keyed checkout resent before its first attempt answered (a client that timed out and retried)
     /// waits for it and answers its order, not `emptyCart`.
     @Test func aKeyedCheckoutResentWhileItRunsAnswersTheSameOrder() throws {
-        let folder = try TemporaryDirectory()
-        let server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
-        let client = MirroringClient(server)
-        try client.initialize()
-        let account = try client.signUp(email: "resent-checkout@example.com")
-        let cart = try client.open("cart")
-        try client.waitUntil(cart) { $0["phase"] == "loaded" }
-        let stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
+        let shop = try SignedInCart(email: "resent-checkout@example.com")
+        let (folder, client, account, cart, stock) = (shop.folder, shop.client, shop.account, shop.cart, shop.stock)
         let product = try #require(stock.max { $0.value < $1.value }?.key)
         for round in 0..<20 {
             let checkout: JSONValue = ["viewModel": .string(cart), "idempotencyKey": .string("checkout-\(round)")]
@@ -224,5 +193,28 @@ struct PipelinedOrderTests {
             #expect(first != nil && first == again, "round \(round): \(answers)")
         }
         #expect(try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).orders.count == 20)
+    }
+}
+
+/// A server on a new database file, signed into a new account (a guest cannot check out), with its cart
+/// open and loaded, and the stock of every product as stored.
+@MainActor
+private struct SignedInCart {
+    let folder: TemporaryDirectory
+    let server: ServerProcess
+    let client: MirroringClient
+    let account: SignedInAccount
+    let cart: String
+    let stock: [String: Int]
+
+    init(email: String) throws {
+        folder = try TemporaryDirectory()
+        server = try ServerProcess(["--framing", "ndjson", "--database", folder.path + "/shop.sqlite"], timeoutSeconds: 60)
+        client = MirroringClient(server)
+        try client.initialize()
+        account = try client.signUp(email: email)
+        cart = try client.open("cart")
+        try client.waitUntil(cart) { $0["phase"] == "loaded" }
+        stock = try StoredShop.read(path: folder.path + "/shop.sqlite", owner: account.owner).stock
     }
 }
