@@ -129,7 +129,14 @@ let package = Package(
             name: "JSONRPCTransportTests",
             dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", "Randomness", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ShopStoreTests", dependencies: ["ShopStore", "Shop", "Credentials", "Randomness", .product(name: "Clocks", package: "swift-clocks")]),
+        .testTarget(
+            name: "ShopStoreTests",
+            dependencies: [
+                "ShopStore", "Shop", "Credentials", "Randomness", .product(name: "Clocks", package: "swift-clocks"),
+                // GRDBSQLite: a raw connection that holds the write lock, as another process would.
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "ShopFeaturesTests",
             dependencies: ["ShopFeatures", "Shop", .product(name: "Clocks", package: "swift-clocks")]

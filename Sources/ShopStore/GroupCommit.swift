@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import Shop
 
 /// Commits writes in groups: writes that arrive while a transaction is being committed wait for it and
@@ -7,7 +8,8 @@ import Shop
 /// its own — a refused one rolls back only its savepoint — and no caller hears of success before the
 /// transaction holding its write is committed and synced.
 ///
-/// A lone write is not delayed: with nothing committing, it starts at once.
+/// A lone write is not delayed: with nothing committing, it starts at once (on the writer queue), or at the end
+/// of the current turn of the thread that commits inline (see ``CommitPlacement``).
 ///
 /// ```swift
 /// let cart = try await groupCommit.write { db in
@@ -32,12 +34,18 @@ final class GroupCommit: Sendable {
     }
 
     private let writer: any DatabaseWriter
+    private let placement: CommitPlacement
     private let queue = Locked(Queue())
     /// What the writes of the transaction under way asked to run once it ends (see ``afterTransaction(_:)``).
     private let transactionEnd = Locked<[@Sendable (_ committed: Bool) -> Void]>([])
+    /// How many groups were handed to the writer queue because another connection held the write lock
+    /// when an inline commit began (for tests and profiles).
+    private let handOffs = Locked(0)
 
-    init(writer: any DatabaseWriter) {
+    /// A group commit over `writer`, committing where `placement` says.
+    init(writer: any DatabaseWriter, placement: CommitPlacement = .writerQueue) {
         self.writer = writer
+        self.placement = placement
     }
 
     /// Runs `body` once the transaction of the write calling this ends, with whether it committed: called
@@ -58,6 +66,9 @@ final class GroupCommit: Sendable {
 
     /// How many writes wait for a group (for tests).
     var waitingCount: Int { queue.withLock { $0.pending.count } }
+
+    /// How many inline groups found the write lock taken and were committed on the writer queue instead.
+    var handedOffGroups: Int { handOffs.withLock { $0 } }
 
     /// Runs `body` in a savepoint of the next group's `BEGIN IMMEDIATE` transaction and returns its
     /// result once that transaction is committed.
@@ -81,38 +92,111 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Takes the waiting writes (up to the maximum) and commits them together; when done, starts the
-    /// group that gathered meanwhile, or stops when none did.
+    /// Commits the writes waiting now, where the placement says; when done, the group that gathered
+    /// meanwhile follows, or the commits stop when none did.
     private func commitNextGroup() {
-        let group = queue.withLock { queue -> [Pending] in
+        switch placement {
+        case .writerQueue:
+            guard let group = takeGroup() else { return }
+            commitOnWriterQueue(group)
+        case .inline(let schedule):
+            schedule { [self] in
+                guard let group = takeGroup() else { return }
+                commitInline(group)
+            }
+        }
+    }
+
+    /// Takes the waiting writes (up to the maximum), or ends the commits when none wait.
+    private func takeGroup() -> [Pending]? {
+        queue.withLock { queue -> [Pending]? in
             let group = Array(queue.pending.prefix(Self.maximumGroupSize))
             queue.pending.removeFirst(group.count)
             if group.isEmpty { queue.isCommitting = false }
-            return group
+            return group.isEmpty ? nil : group
         }
-        guard !group.isEmpty else { return }
+    }
+
+    /// How a group's transaction ended.
+    private enum Outcome {
+        /// It ran: each write's error, if any, in the group's order.
+        case ran([(any Error)?])
+        /// Another connection held the write lock, and the commit was not to wait for it: nothing ran.
+        case lockTaken
+    }
+
+    /// Commits `group` on the writer's queue, waiting for the write lock, then goes on with the next.
+    private func commitOnWriterQueue(_ group: [Pending]) {
         writer.asyncWriteWithoutTransaction { db in
-            var errors: [(any Error)?]
-            do {
-                errors = group.count == 1 ? [try Self.commitAlone(group[0], db)] : try Self.commitTogether(group, db)
-                // A lone write that failed rolled its transaction back; a group commits even if some failed.
-                self.endTransaction(committed: group.count > 1 || errors[0] == nil)
-            } catch {
-                errors = Array(repeating: error, count: group.count)
-                self.endTransaction(committed: false)
+            guard case .ran(let errors) = self.commit(group, db, waitingForLock: true) else {
+                preconditionFailure("a commit that waits for the write lock runs")
             }
-            for (pending, error) in zip(group, errors) { pending.finish(error) }
-            self.commitNextGroup()
+            self.finish(group, errors)
+        }
+    }
+
+    /// Commits `group` on this thread without waiting for another connection's write lock: when the lock
+    /// is taken, the group goes to the writer queue, which waits for it (up to the busy timeout).
+    private func commitInline(_ group: [Pending]) {
+        switch writer.writeWithoutTransaction({ db in commit(group, db, waitingForLock: false) }) {
+        case .ran(let errors):
+            finish(group, errors)
+        case .lockTaken:
+            handOffs.withLock { $0 += 1 }
+            commitOnWriterQueue(group)
+        }
+    }
+
+    /// Resumes the group's callers with their outcomes, then commits the next group.
+    private func finish(_ group: [Pending], _ errors: [(any Error)?]) {
+        for (pending, error) in zip(group, errors) { pending.finish(error) }
+        commitNextGroup()
+    }
+
+    /// Commits `group` in one transaction. Unless `waitingForLock`, `BEGIN` fails at once when another
+    /// connection holds the write lock (the busy timeout is lifted for it and put back as soon as the
+    /// transaction has begun, so the writes' own statements wait as usual).
+    private func commit(_ group: [Pending], _ db: Database, waitingForLock: Bool) -> Outcome {
+        let busyTimeout = Self.busyTimeoutMilliseconds(db)
+        var hasBegun = false
+        let transactionBegan = {
+            hasBegun = true
+            if !waitingForLock { sqlite3_busy_timeout(db.sqliteConnection, busyTimeout) }
+        }
+        if !waitingForLock { sqlite3_busy_timeout(db.sqliteConnection, 0) }
+        defer { if !hasBegun && !waitingForLock { sqlite3_busy_timeout(db.sqliteConnection, busyTimeout) } }
+        do {
+            let errors = group.count == 1
+                ? [try Self.commitAlone(group[0], db, began: transactionBegan)]
+                : try Self.commitTogether(group, db, began: transactionBegan)
+            // A lone write that failed rolled its transaction back; a group commits even if some failed.
+            endTransaction(committed: group.count > 1 || errors[0] == nil)
+            return .ran(errors)
+        } catch let error as DatabaseError where !hasBegun && !waitingForLock && error.resultCode == .SQLITE_BUSY {
+            return .lockTaken
+        } catch {
+            endTransaction(committed: false)
+            return .ran(Array(repeating: error, count: group.count))
+        }
+    }
+
+    /// The busy timeout `db` was opened with, in milliseconds (restored after an inline commit's `BEGIN`).
+    private static func busyTimeoutMilliseconds(_ db: Database) -> Int32 {
+        switch db.configuration.busyMode {
+        case .timeout(let seconds): Int32(clamping: Int((seconds * 1_000).rounded()))
+        case .immediateError, .callback: 0
         }
     }
 
     /// Commits one write in a transaction of its own; returns the error that made it roll back, if any.
     /// A lone write needs no savepoint (its failure rolls back a transaction that holds nothing else):
     /// `SAVEPOINT` and `RELEASE` were a tenth of the instructions of a cart change's write.
+    /// - Parameter began: called once the transaction has begun, before the write runs.
     /// - Throws: the database error that made the transaction fail.
-    private static func commitAlone(_ pending: Pending, _ db: Database) throws -> (any Error)? {
+    private static func commitAlone(_ pending: Pending, _ db: Database, began: () -> Void) throws -> (any Error)? {
         var failure: (any Error)?
         try db.inTransaction(.immediate) {
+            began()
             do {
                 try pending.run(db)
                 return .commit
@@ -125,10 +209,12 @@ final class GroupCommit: Sendable {
     }
 
     /// Commits several writes in one transaction, each in a savepoint; returns each one's error, if any.
+    /// - Parameter began: called once the transaction has begun, before the writes run.
     /// - Throws: the database error that made the whole transaction fail.
-    private static func commitTogether(_ group: [Pending], _ db: Database) throws -> [(any Error)?] {
+    private static func commitTogether(_ group: [Pending], _ db: Database, began: () -> Void) throws -> [(any Error)?] {
         var errors: [(any Error)?] = []
         try db.inTransaction(.immediate) {
+            began()
             errors = group.map { pending in
                 do {
                     try db.inSavepoint {

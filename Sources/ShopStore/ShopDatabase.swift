@@ -27,16 +27,19 @@ public final class ShopDatabase: Sendable {
     public static let busyTimeout: TimeInterval = 5
 
     /// Opens a database, creating and seeding it when new.
-    /// - Parameter path: A file path, or `":memory:"` for a private in-memory database.
+    /// - Parameters:
+    ///   - path: A file path, or `":memory:"` for a private in-memory database.
+    ///   - commits: Where cart changes and checkouts are committed (``CommitPlacement/writerQueue`` unless
+    ///     the caller runs a thread that can commit them inline, as the server's main thread does).
     /// - Throws: ``ShopError`` `storageFailed` when the file cannot be opened or migrated.
-    public init(path: String) throws {
+    public init(path: String, commits placement: CommitPlacement = .writerQueue) throws {
         self.path = path
         do {
             writer = try Self.open(path: path, configuration: Self.configuration)
         } catch {
             throw StorageError.openingFailed(path: path, error)
         }
-        commits = GroupCommit(writer: writer)
+        commits = GroupCommit(writer: writer, placement: placement)
     }
 
     /// Wraps a connection that is already open and migrated (see `ShopDatabase+Copy.swift`).

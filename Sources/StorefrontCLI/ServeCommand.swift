@@ -82,7 +82,9 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "storefront")
-        let database = try store.open()
+        // Cart changes and checkouts are committed on the main thread, at the end of the turn that asked for
+        // them (the actions one read of the input brought share the transaction): no thread hand-off per write.
+        let database = try store.open(commits: .inline { job in DispatchQueue.main.async(execute: job) })
         let plan = try faults.map(FaultPlan.init(parsing:)) ?? .none
         var transportConfiguration = StdioTransport.Configuration()
         transportConfiguration.framing = framing
@@ -136,8 +138,9 @@ struct StoreOptions: ParsableArguments {
     var database: String?
 
     /// Opens (creating, migrating and seeding when new) the chosen database.
-    func open() throws -> ShopDatabase {
-        try ShopDatabase(path: database ?? ShopDatabase.defaultPath())
+    /// - Parameter commits: where its group commit runs.
+    func open(commits: CommitPlacement = .writerQueue) throws -> ShopDatabase {
+        try ShopDatabase(path: database ?? ShopDatabase.defaultPath(), commits: commits)
     }
 }
 

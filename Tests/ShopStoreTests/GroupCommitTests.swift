@@ -1,5 +1,7 @@
 import Dispatch
+import Foundation
 import GRDB
+import GRDBSQLite
 import Shop
 import Testing
 @testable import ShopStore
@@ -103,6 +105,101 @@ import Testing
         #expect(try await insert("b") == 2)
         #expect(commits.commits == 2)
         #expect(try await writer.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY name") } == ["a", "b"])
+    }
+
+    // MARK: Inline commits
+
+    /// The inline placement's scheduler: keeps the jobs until the test runs them, on its own thread.
+    final class HeldJobs: Sendable {
+        private let jobs = Locked<[@Sendable () -> Void]>([])
+        var placement: CommitPlacement { .inline { [jobs] job in jobs.withLock { $0.append(job) } } }
+        var count: Int { jobs.withLock { $0.count } }
+
+        /// Runs the jobs scheduled so far and those they schedule, in order.
+        func runAll() {
+            while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { job() }
+        }
+    }
+
+    @Test func inlineWritesAskedForBeforeTheirTurnEndsShareOneTransaction() async throws {
+        let jobs = HeldJobs()
+        let inline = GroupCommit(writer: writer, placement: jobs.placement)
+        let results = try await withThrowingTaskGroup(of: Int.self) { tasks in
+            for index in 0..<20 {
+                tasks.addTask {
+                    try await inline.write { db in
+                        try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: ["item \(index)"])
+                        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0
+                    }
+                }
+            }
+            while inline.waitingCount < 20 { await Task.yield() }
+            #expect(jobs.count == 1)  // The first write scheduled the commit; the others joined its group.
+            jobs.runAll()
+            return try await tasks.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.sorted() == Array(1...20))
+        #expect(commits.commits == 1)
+        #expect(inline.handedOffGroups == 0)
+    }
+
+    @Test func anInlineCommitThatFindsTheWriteLockTakenHandsItsGroupToTheWriterQueue() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("group-commit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("shop.sqlite").path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try await pool.write { try $0.execute(sql: "CREATE TABLE item (name TEXT NOT NULL)") }
+        let jobs = HeldJobs()
+        let inline = GroupCommit(writer: pool, placement: jobs.placement)
+
+        // Another connection (another process, say) holds the write lock.
+        var other: OpaquePointer?
+        #expect(sqlite3_open_v2(path, &other, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        defer { sqlite3_close(other) }
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+
+        let write = Task {
+            try await inline.write { db in
+                try db.execute(sql: "INSERT INTO item (name) VALUES ('waited')")
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0
+            }
+        }
+        while inline.waitingCount < 1 { await Task.yield() }
+        jobs.runAll()  // Returns at once: the group went to the writer queue, which waits for the lock.
+        #expect(inline.handedOffGroups == 1)
+        #expect(sqlite3_exec(other, "INSERT INTO item (name) VALUES ('other')", nil, nil, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        // Had the inline attempt left the busy timeout lifted, this would fail with SQLITE_BUSY.
+        #expect(try await write.value == 2)
+
+        // With the lock free again, the next group commits inline.
+        let next = Task { try await inline.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('inline')") } }
+        while inline.waitingCount < 1 { await Task.yield() }
+        jobs.runAll()
+        try await next.value
+        #expect(inline.handedOffGroups == 1)
+        #expect(try await pool.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY rowid") } == ["other", "waited", "inline"])
+    }
+
+    @Test func aFailingInlineWriteRollsBackAloneAndTheOthersCommit() async throws {
+        _ = try await insert("taken")
+        let jobs = HeldJobs()
+        let inline = GroupCommit(writer: writer, placement: jobs.placement)
+        func insertInline(_ name: String) -> Task<Void, any Error> {
+            Task { try await inline.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: [name]) } }
+        }
+        let first = insertInline("one")
+        let refused = insertInline("taken")
+        let second = insertInline("two")
+        while inline.waitingCount < 3 { await Task.yield() }
+        jobs.runAll()
+        _ = try await (first.value, second.value)
+        await #expect(throws: DatabaseError.self) { try await refused.value }
+        let names = try await writer.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY name") }
+        #expect(names == ["one", "taken", "two"])
     }
 
     /// Waits (without sleeping: by yielding) until `count` writes are queued behind the occupied writer.
