@@ -12,9 +12,12 @@ enum ProductChangeRows {
     /// - Returns: The change-log entries written, in log order, with the events to publish for each: the
     ///   product change's first, then the notifications'.
     static func store(_ db: Database, from old: Product, to new: Product, at now: Date) throws -> [(seq: Int64, events: [ShopEvent])] {
+        let textChanged = ProductText(old) != ProductText(new)
+        let textVersion = textChanged ? try SearchInitialCounts.versions(db).version : 0
         try db.cachedStatement(sql: """
             UPDATE product SET name = ?, description = ?, price = ?, categoryId = ?, stock = ? WHERE id = ?
             """).execute(arguments: [new.name, new.description, new.price.minorUnits, new.categoryId, new.stock, new.id])
+        if textChanged { try SearchInitialCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText(new))]) }
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
         if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {
             // What a cart holding it shows changed (its price, its tax rate, its name): a checkout of the

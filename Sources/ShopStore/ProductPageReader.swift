@@ -10,11 +10,13 @@ import Shop
 /// - **sparse** matches (a word few products contain): SQL lists the matches and sorts them — cheap,
 ///   since there are few of them;
 /// - **dense** matches (one letter typed: tens of thousands of products): sorting every match costs
-///   ~40 ms, so the matching rows are collected into a set once and the products are walked in page
-///   order along the sort's index, keeping matches until the page is full — a few hundred steps.
+///   ~40 ms, so the products are walked in page order along the sort's index, keeping matches until the
+///   page is full — a few hundred steps. In the whole catalog each product's text is tested with the
+///   index's tokenizer (``ProductTextMatcher``) and the total is counted by the index (or kept, for one
+///   letter: ``SearchInitialCounts``); in a category, where the walk counts as it goes, the matching rows
+///   are collected into a set first.
 ///
-/// Measured at 100 000 products (release, `storefront-bench --mode search`): a one-letter query takes
-/// a few ms instead of ~100 ms.
+/// Measured at 1 000 000 products (release, `storefront-bench --mode search`): BENCHMARKS.md.
 struct ProductPageReader {
     /// How matches are combined with the page order.
     enum Plan {
@@ -29,12 +31,17 @@ struct ProductPageReader {
         /// Walk at most this many products (without a category), then sort the matches (for tests of the
         /// fallback of ``cheapest``).
         case walkingAtMost(Int)
+        /// Without a category: walk testing each product's text, at most this many steps (nil: no limit),
+        /// then collect the matches as ``cheapest`` does (for tests of the one-letter plan on any search).
+        case walkingTestingText(Int?)
     }
 
     let query: ProductQuery
     let limit: Int
     let offset: Int
     var plan = Plan.cheapest
+    /// Whether this reader is the fallback of a walk that tests text and gave up: it collects the matches.
+    var isFallback = false
 
     /// The page, read in `db`.
     func read(_ db: Database) throws -> ProductPage {
@@ -46,6 +53,15 @@ struct ProductPageReader {
         case .match(let expression):
             // seq is the rowid, so its maximum is read from the tree's edge: it bounds every seq.
             let maximumSeq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0
+            // In a category the walk counts the category's matches as it goes, so it needs them all at hand.
+            if query.categoryId == nil, !isFallback,
+               let matcher = try ProductTextMatcher(query.searchText, tokenizer: db.makeTokenizer(ProductSearch.tokenizer)) {
+                var fallback = self
+                fallback.isFallback = true
+                if let page = try walkedTestingText(db, expression: expression, matcher: matcher, maximumSeq: maximumSeq, fallback: { try fallback.read(db) }) {
+                    return page
+                }
+            }
             var matches = SeqSet(maximum: maximumSeq)
             try Self.forEachInteger(
                 db.cachedStatement(sql: "SELECT rowid FROM product_fts WHERE product_fts MATCH ?"), arguments: [expression]
@@ -55,13 +71,13 @@ struct ProductPageReader {
             }
             let knownTotal = query.categoryId == nil ? matches.count : nil
             switch plan {
-            case .cheapest:
+            case .cheapest, .walkingTestingText:
                 let wanted = offset + limit
-                guard Self.prefersWalking(matches: matches.count, products: Int(maximumSeq), wanted: wanted) else { break }
-                // Matches are not spread evenly in page order (at 1 M products, "smart linen" matches only
-                // names starting with "Smart", 80 % of the way along): a walk that goes far past what an even
-                // spread predicts, and past what sorting the matches would cost (a lookup and a sort step
-                // per match, about ten walking steps), gives up, and the matches are sorted instead.
+                guard Self.prefersWalking(matches: matches.count, products: Int(maximumSeq), wanted: wanted) else {
+                    // Few matches: sorted, from those collected (listing them again would run the search again).
+                    guard query.categoryId == nil else { break }
+                    return try sorted(db, matches)
+                }
                 let expectedSteps = Double(max(wanted, 1)) * Double(maximumSeq) / Double(max(matches.count, 1))
                 let budget = query.categoryId == nil
                     ? max(2_000, Int(min(4 * expectedSteps, 1e9)), Self.walkStepsPerSortedMatch * matches.count) : nil
@@ -76,6 +92,48 @@ struct ProductPageReader {
             return try listed(db, matching: expression, knownTotal: knownTotal)
         }
     }
+
+    /// A search of the whole catalog for one letter (`"a"*`: most products at a million of them), whose total
+    /// is kept (``SearchInitialCounts``): the page is found by walking products in page order testing each
+    /// one's text, a few hundred steps when the matches are spread along the order. The other plans collect
+    /// every match first, at ~0.1 µs each: 100 ms for a letter at a million products. A walk that goes far
+    /// past what an even spread predicts (the matches bunched late in the order), or would cost more than
+    /// collecting, gives up, and `fallback` collects them. Returns nil when the plan does not apply: the
+    /// total is not kept (a longer search, whose count by the index costs about half of collecting its
+    /// matches, so that a walk that gave up would cost more than it saves), or the matches are few.
+    private func walkedTestingText(
+        _ db: Database, expression: String, matcher: ProductTextMatcher, maximumSeq: Int64, fallback: () throws -> ProductPage
+    ) throws -> ProductPage? {
+        let kept = try matcher.initial.flatMap { try SearchInitialCounts.products(db, initial: $0) }
+        let wanted = offset + limit
+        let total: Int
+        let budget: Int?
+        switch plan {
+        case .cheapest:
+            guard let kept, Self.prefersWalking(matches: kept, products: Int(maximumSeq), wanted: wanted) else { return nil }
+            // A step reads a product's text (~1 µs), ten times what collecting a match costs.
+            let expectedSteps = Double(max(wanted, 1)) * Double(maximumSeq) / Double(max(kept, 1))
+            total = kept
+            budget = min(max(Self.textWalkMinimumBudget, Int(min(4 * expectedSteps, 1e9))), max(total / 10, Self.textWalkMinimumBudget))
+        case .walkingTestingText(let steps?):
+            total = try kept ?? Self.count(db, expression)
+            budget = steps
+        case .walkingTestingText(nil):
+            total = try kept ?? Self.count(db, expression)
+            budget = nil
+        case .walking, .walkingAtMost, .listing, .sortingMatches: return nil
+        }
+        if let page = try walked(db, testing: matcher, total: total, budget: budget) { return page }
+        return try fallback()
+    }
+
+    /// The number of matches of `expression`, counted by the index.
+    private static func count(_ db: Database, _ expression: String) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH ?"), arguments: [expression]) ?? 0
+    }
+
+    /// The fewest steps a walk that tests text takes before giving up.
+    static let textWalkMinimumBudget = 1_000
 
     /// Whether walking in page order beats listing and sorting the matches: a walk takes about
     /// `wanted × products / matches` steps, a listing handles every match (both a fraction of a µs each).
@@ -93,6 +151,7 @@ struct ProductPageReader {
         _ db: Database, expression: String, matches: SeqSet, budget: Int?, knownTotal: Int?
     ) throws -> ProductPage {
         if let page = try walked(db, keeping: matches, budget: budget) { return page }
+        if query.categoryId == nil { return try sorted(db, matches) }
         return try listed(db, matching: expression, knownTotal: knownTotal, sortingMatches: true)
     }
 
@@ -121,6 +180,16 @@ struct ProductPageReader {
             ORDER BY \(sortingMatches ? "+" : "")\(orderClause) LIMIT ? OFFSET ?
             """, arguments: arguments + [limit, offset])
         return ProductPage(products: products, totalCount: total)
+    }
+
+    /// The page of the whole catalog's `matches` (few), sorted in page order.
+    private func sorted(_ db: Database, _ matches: SeqSet) throws -> ProductPage {
+        let seqs = "[" + matches.members.map(String.init).joined(separator: ",") + "]"
+        let products = try StoredRows.products(db, sql: """
+            SELECT \(StoredRows.productColumns) FROM product p WHERE p.seq IN (SELECT value FROM json_each(?))
+            ORDER BY +\(orderClause) LIMIT ? OFFSET ?
+            """, arguments: [seqs, limit, offset])
+        return ProductPage(products: products, totalCount: matches.count)
     }
 
     /// The page by walking products in page order and keeping those in `matches`. Without a category the
@@ -160,6 +229,46 @@ struct ProductPageReader {
             db, sql: "SELECT \(StoredRows.productColumns) FROM product p WHERE p.seq IN (\(placeholders)) ORDER BY \(orderClause)",
             arguments: StatementArguments(pageSeqs))
         return ProductPage(products: products, totalCount: total)
+    }
+
+    /// The page by walking every product in page order and testing its text with `matcher`; the total is
+    /// known. Returns nil when it walked `budget` products (nil: no limit) without filling the page.
+    private func walked(_ db: Database, testing matcher: ProductTextMatcher, total: Int, budget: Int?) throws -> ProductPage? {
+        var pageSeqs: [Int64] = []
+        var seen = 0
+        var steps = 0
+        var gaveUp = false
+        let statement = try db.cachedStatement(sql: "SELECT p.seq, p.name, p.description FROM product p ORDER BY \(orderClause)")
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while pageSeqs.count < limit && seen < total {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
+            }
+            steps += 1
+            if let budget, steps > budget {
+                gaveUp = true
+                break
+            }
+            let name = String(cString: sqlite3_column_text(handle, 1))
+            let description = String(cString: sqlite3_column_text(handle, 2))
+            guard try matcher.matches(name: name, description: description) else { continue }
+            if seen >= offset { pageSeqs.append(sqlite3_column_int64(handle, 0)) }
+            seen += 1
+        }
+        guard !gaveUp else { return nil }
+        return ProductPage(products: try products(db, seqs: pageSeqs), totalCount: total)
+    }
+
+    /// The products numbered `seqs`, in page order.
+    private func products(_ db: Database, seqs: [Int64]) throws -> [Product] {
+        guard !seqs.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: seqs.count).joined(separator: ",")
+        return try StoredRows.products(
+            db, sql: "SELECT \(StoredRows.productColumns) FROM product p WHERE p.seq IN (\(placeholders)) ORDER BY \(orderClause)",
+            arguments: StatementArguments(seqs))
     }
 
     /// Steps `statement`, whose first column is an integer, calling `body` with each value until it
@@ -212,6 +321,20 @@ struct SeqSet {
             words[Int(seq) / 64] |= mask
             count += 1
         }
+    }
+
+    /// The seqs in the set, in increasing order.
+    var members: [Int64] {
+        var members: [Int64] = []
+        members.reserveCapacity(count)
+        for (index, word) in words.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                members.append(Int64(index * 64 + bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
+        }
+        return members
     }
 
     /// Whether `seq` is in the set.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Full-text search over product names and descriptions with SQLite FTS5.
 ///
@@ -13,7 +14,31 @@ enum ProductSearch {
         );
         """
 
+    /// The triggers that keep the index in step with `product`, and count every change of a product's text
+    /// in `search_text_version` (see ``SearchInitialCounts``). A change of other columns (a price, the stock)
+    /// leaves the index alone.
     static let createTriggersSQL = """
+        CREATE TRIGGER product_fts_insert AFTER INSERT ON product BEGIN
+            INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
+            UPDATE search_text_version SET version = version + 1;
+        END;
+        CREATE TRIGGER product_fts_delete AFTER DELETE ON product BEGIN
+            INSERT INTO product_fts(product_fts, rowid, name, description)
+                VALUES ('delete', old.seq, old.name, old.description);
+            UPDATE search_text_version SET version = version + 1;
+        END;
+        CREATE TRIGGER product_fts_update AFTER UPDATE OF name, description ON product
+        WHEN old.name IS NOT new.name OR old.description IS NOT new.description BEGIN
+            INSERT INTO product_fts(product_fts, rowid, name, description)
+                VALUES ('delete', old.seq, old.name, old.description);
+            INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
+            UPDATE search_text_version SET version = version + 1;
+        END;
+        """
+
+    /// The triggers as the first schema created them (migration history: the catalog seeded by
+    /// `v1-demo-catalog` fires these; `v7-search-counts` replaces them with ``createTriggersSQL``).
+    static let version1TriggersSQL = """
         CREATE TRIGGER product_fts_insert AFTER INSERT ON product BEGIN
             INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
         END;
@@ -27,6 +52,9 @@ enum ProductSearch {
             INSERT INTO product_fts(rowid, name, description) VALUES (new.seq, new.name, new.description);
         END;
         """
+
+    /// The index's tokenizer (as `createIndexSQL` names it), for reading text as the index reads it.
+    static let tokenizer = FTS5TokenizerDescriptor(components: ["unicode61", "remove_diacritics", "2"])
 
     /// What a search text asks for.
     enum Filter: Equatable {
@@ -51,9 +79,15 @@ enum ProductSearch {
     static func filter(for text: String) -> Filter {
         let words = text.split(whereSeparator: \.isWhitespace)
         if words.isEmpty { return .everything }
-        let searchable = words.filter { $0.contains { $0.isLetter || $0.isNumber } }
+        let searchable = searchableWords(in: text)
         if searchable.isEmpty { return .nothing }
         let quoted = searchable.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
         return .match(quoted.joined(separator: " ") + "*")
+    }
+
+    /// The words of `text` that can match something (those with a letter or digit), in order: each is one
+    /// phrase of the search.
+    static func searchableWords(in text: String) -> [Substring] {
+        text.split(whereSeparator: \.isWhitespace).filter { $0.contains { $0.isLetter || $0.isNumber } }
     }
 }

@@ -15,6 +15,7 @@ enum ShopSchema {
         migrator.registerMigration("v4-price-history", migrate: PriceHistorySchema.migrate)
         migrator.registerMigration("v5-inbox", migrate: InboxSchema.migrate)
         migrator.registerMigration("v6-analytics", migrate: AnalyticsSchema.migrate)
+        migrator.registerMigration("v7-search-counts", migrate: SearchInitialCounts.migrate)
         return migrator
     }
 
@@ -45,7 +46,7 @@ enum ShopSchema {
             CREATE INDEX product_by_category ON product(categoryId, name COLLATE NOCASE);
             CREATE INDEX product_featured ON product(isFeatured, createdAt);
             \(ProductSearch.createIndexSQL)
-            \(ProductSearch.createTriggersSQL)
+            \(ProductSearch.version1TriggersSQL)
             CREATE TABLE favorite (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
                 productId TEXT NOT NULL UNIQUE REFERENCES product(id) ON DELETE CASCADE

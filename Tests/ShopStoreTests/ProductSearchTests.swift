@@ -85,7 +85,10 @@ import Testing
                     for offset in [0, 7, 20] {
                         let query = ProductQuery(searchText: text, categoryId: categoryId, sort: sort, offset: offset, limit: 20)
                         let pages = try await database.writer.read { db in
-                            try [ProductPageReader.Plan.listing, .walking, .cheapest, .sortingMatches, .walkingAtMost(0), .walkingAtMost(30)].map { plan in
+                            try [
+                                ProductPageReader.Plan.listing, .walking, .cheapest, .sortingMatches, .walkingAtMost(0), .walkingAtMost(30),
+                                .walkingTestingText(nil), .walkingTestingText(0), .walkingTestingText(30),
+                            ].map { plan in
                                 try ProductPageReader(query: query, limit: 20, offset: offset, plan: plan).read(db)
                             }
                         }
@@ -107,6 +110,7 @@ import Testing
         #expect(set.count == 8)
         #expect([0, 1, 63, 64, 65, 127, 128, 130].allSatisfy { set.contains($0) })
         #expect(![2, 62, 66, 129, 131, -1, 10_000].contains { set.contains($0) })
+        #expect(set.members == [0, 1, 63, 64, 65, 127, 128, 130])
     }
 
     @Test func denseMatchesAreWalkedAndSparseOnesListed() {

@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import Shop
+import Testing
+@testable import ShopStore
+
+/// A search that walks products testing their text (``ProductTextMatcher``) finds what the index finds, and
+/// the kept counts of one-letter searches (``SearchInitialCounts``) are the index's counts, or unused.
+@Suite struct SearchInitialCountsTests {
+    let database: ShopDatabase
+    let catalog: any CatalogService
+
+    init() throws {
+        database = try ShopDatabase(path: ":memory:")
+        catalog = ShopServices.testing(database).catalog
+    }
+
+    @discardableResult
+    func create(_ name: String, _ description: String = "") async throws -> Product {
+        try await catalog.create(NewProduct(name: name, description: description, price: Money(minorUnits: 100), categoryId: "office"))
+    }
+
+    /// What the index itself counts for a search of `initial`.
+    func indexCount(_ initial: String) async throws -> Int {
+        try await database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH ?", arguments: ["\"\(initial)\"*"]) ?? 0
+        }
+    }
+
+    /// Every initial the catalog's words start with, and a few none does.
+    func initials() async throws -> [String] {
+        let used = try await database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT substr(term, 1, 1) FROM product_fts_terms")
+        }
+        return used + ["q", "x", "7", "ж"]
+    }
+
+    func expectCountsAreTheIndexs(_ comment: Comment) async throws {
+        for initial in try await initials() {
+            let kept = try await database.writer.read { try SearchInitialCounts.products($0, initial: initial) }
+            #expect(kept == (try await indexCount(initial)), "\(initial): \(comment)")
+        }
+    }
+
+    @Test func walkingTestsTextAsTheIndexReadsIt() async throws {
+        try await create("Café Crème Brûlée Torch", "Yo-yo's favourite, 2-in-1 ÉLAN and naïve déjà vu")
+        try await create("Œuvre Ångström Straße", "l'été, rock'n'roll; e-mail@example.com 3.14")
+        try await create("Yo Yo Kit", "yo")
+        try await create("日本 Tea", "緑茶 matcha")
+        try await create("Snake_case X-Ray C++ Kit", "AT&T 1,000.50 #hash /path\\to tab\there")
+        var compared = 0
+        for text in [
+            "cafe", "CAFÉ", "creme bru", "brulee", "yo-yo", "yo-y", "yo yo", "yo's", "2-in", "2-in-1", "elan na", "naive deja",
+            "deja v", "oeuvre", "œuv", "angstr", "strasse", "straß", "l'e", "l'ete", "rock'n", "e-mail", "mail@ex", "3.1",
+            "日本", "緑", "tea", "é", "e", "c", "y", "2", "ß", "o", "œ",
+            "snake_c", "snake case", "x-ra", "c++", "at&t", "1,000", "000.5", "#hash", "path\\to", "tab", "here", "t",
+        ] {
+            let query = ProductQuery(searchText: text, sort: .name, limit: 50)
+            let pages = try await database.writer.read { db in
+                try [ProductPageReader.Plan.listing, .walkingTestingText(nil)].map { try ProductPageReader(query: query, limit: 50, offset: 0, plan: $0).read(db) }
+            }
+            #expect(pages[0] == pages[1], "\(text)")
+            compared += 1
+        }
+        #expect(compared == 47)
+    }
+
+    @Test func keptCountsFollowEveryCreateEditAndDelete() async throws {
+        try await expectCountsAreTheIndexs("as seeded")
+        let first = try await create("Quokka Xylophone", "x marks the spot")
+        let second = try await create("Жёлтый Zebra", "quiet")
+        try await expectCountsAreTheIndexs("after creating two")
+        _ = try await catalog.update(id: first.id, ProductUpdate(name: "Quince Jam", description: "jar"))
+        try await expectCountsAreTheIndexs("after renaming one")
+        _ = try await catalog.update(id: second.id, ProductUpdate(price: Money(minorUnits: 250), stock: 3))
+        try await expectCountsAreTheIndexs("after repricing one")
+        let someDemoProducts = try await catalog.page(ProductQuery(limit: 30)).products.map(\.id)
+        try await catalog.delete(ids: [first.id, second.id] + someDemoProducts)
+        try await expectCountsAreTheIndexs("after deleting 32")
+        #expect(try await database.writer.read { try SearchInitialCounts.products($0, initial: "q") } == (try await indexCount("q")))
+    }
+
+    @Test func aChangeMadeBehindTheServicesLeavesTheCountsUnusedUntilARecount() async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE product SET name = 'Zzyzx Gadget' WHERE seq = 1")
+        }
+        #expect(try await database.writer.read { try SearchInitialCounts.products($0, initial: "z") } == nil)
+        // The search counts in the index meanwhile, and a change through the services keeps them unused.
+        #expect(try await catalog.page(ProductQuery(searchText: "z", limit: 10)).totalCount == (try await indexCount("z")))
+        try await create("Zesty Lemon")
+        #expect(try await database.writer.read { try SearchInitialCounts.products($0, initial: "z") } == nil)
+        try await database.writer.write { try SearchInitialCounts.recount($0) }
+        try await expectCountsAreTheIndexs("after the recount")
+    }
+
+    @Test func oneLetterSearchesAnswerWithTheKeptCount() async throws {
+        // The kept count is what the page states: made wrong on purpose, it shows.
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE search_initial_count SET products = 200 WHERE initial = 'a'")
+        }
+        #expect(try await catalog.page(ProductQuery(searchText: "a", limit: 5)).totalCount == 200)
+        #expect(try await catalog.page(ProductQuery(searchText: "ab", limit: 5)).totalCount == (try await database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH '\"ab\"*'") ?? 0
+        }))
+    }
+}
