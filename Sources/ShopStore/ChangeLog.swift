@@ -63,8 +63,8 @@ enum ChangeLog {
     @discardableResult
     static func append(_ db: Database, _ kind: Kind, _ subject: String = "", at now: Date) throws -> Int64 {
         let milliseconds = StoredDate.milliseconds(now)
-        try db.cachedStatement(sql: "INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
-            .execute(arguments: [milliseconds, kind.rawValue, subject])
+        try DirectStatement(db, "INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
+            .execute([.integer(milliseconds), .text(kind.rawValue), .text(subject)])
         let seq = db.lastInsertedRowID
         if seq % pruneEvery == 0 { try prune(db, lastSeq: seq, now: milliseconds) }
         return seq

@@ -8,6 +8,9 @@ import Shop
 /// its own — a refused one rolls back only its savepoint — and no caller hears of success before the
 /// transaction holding its write is committed and synced.
 ///
+/// Its transaction statements run on SQLite directly (``DirectStatement``): GRDB's transaction observers do
+/// not hear of these transactions (the shop registers none).
+///
 /// A lone write is not delayed: with nothing committing, it starts at once (on the writer queue), or at the end
 /// of the current turn of the thread that commits inline (see ``CommitPlacement``).
 ///
@@ -35,6 +38,9 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let placement: CommitPlacement
+    /// Whether other writes are queued on or running on the writer queue: an inline commit would wait for them
+    /// on its thread (and they may wait for another process's lock), so the group goes to the queue instead.
+    private let isWriterQueueBusy: @Sendable () -> Bool
     private let queue = Locked(Queue())
     /// What the writes of the transaction under way asked to run once it ends (see ``afterTransaction(_:)``).
     private let transactionEnd = Locked<[@Sendable (_ committed: Bool) -> Void]>([])
@@ -43,9 +49,12 @@ final class GroupCommit: Sendable {
     private let handOffs = Locked(0)
 
     /// A group commit over `writer`, committing where `placement` says.
-    init(writer: any DatabaseWriter, placement: CommitPlacement = .writerQueue) {
+    /// - Parameter isWriterQueueBusy: whether writes other than this group commit's are queued on the
+    ///   writer's queue now (with the inline placement, a group then goes to the queue behind them).
+    init(writer: any DatabaseWriter, placement: CommitPlacement = .writerQueue, isWriterQueueBusy: @escaping @Sendable () -> Bool = { false }) {
         self.writer = writer
         self.placement = placement
+        self.isWriterQueueBusy = isWriterQueueBusy
     }
 
     /// Runs `body` once the transaction of the write calling this ends, with whether it committed: called
@@ -67,7 +76,8 @@ final class GroupCommit: Sendable {
     /// How many writes wait for a group (for tests).
     var waitingCount: Int { queue.withLock { $0.pending.count } }
 
-    /// How many inline groups found the write lock taken and were committed on the writer queue instead.
+    /// How many inline groups were committed on the writer queue instead: the write lock was taken, or the
+    /// queue had other writes.
     var handedOffGroups: Int { handOffs.withLock { $0 } }
 
     /// Runs `body` in a savepoint of the next group's `BEGIN IMMEDIATE` transaction and returns its
@@ -135,9 +145,15 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Commits `group` on this thread without waiting for another connection's write lock: when the lock
-    /// is taken, the group goes to the writer queue, which waits for it (up to the busy timeout).
+    /// Commits `group` on this thread without waiting for another connection's write lock, nor for other
+    /// writes on the writer queue: when the lock is taken or the queue busy, the group goes to the writer
+    /// queue, which waits for them (up to the busy timeout).
     private func commitInline(_ group: [Pending]) {
+        guard Self.busyTimeoutMilliseconds(writer.configuration) != nil, !isWriterQueueBusy() else {
+            handOffs.withLock { $0 += 1 }
+            commitOnWriterQueue(group)
+            return
+        }
         switch writer.writeWithoutTransaction({ db in commit(group, db, waitingForLock: false) }) {
         case .ran(let errors):
             finish(group, errors)
@@ -157,7 +173,8 @@ final class GroupCommit: Sendable {
     /// connection holds the write lock (the busy timeout is lifted for it and put back as soon as the
     /// transaction has begun, so the writes' own statements wait as usual).
     private func commit(_ group: [Pending], _ db: Database, waitingForLock: Bool) -> Outcome {
-        let busyTimeout = Self.busyTimeoutMilliseconds(db)
+        // Only a connection with a busy timeout commits inline (see `commitInline`).
+        let busyTimeout = Self.busyTimeoutMilliseconds(db.configuration) ?? 0
         var hasBegun = false
         let transactionBegan = {
             hasBegun = true
@@ -180,11 +197,13 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// The busy timeout `db` was opened with, in milliseconds (restored after an inline commit's `BEGIN`).
-    private static func busyTimeoutMilliseconds(_ db: Database) -> Int32 {
-        switch db.configuration.busyMode {
+    /// The busy timeout of a connection opened with `configuration`, in milliseconds (restored after an
+    /// inline commit's `BEGIN`); nil for a busy callback, which an inline commit would erase.
+    private static func busyTimeoutMilliseconds(_ configuration: Configuration) -> Int32? {
+        switch configuration.busyMode {
         case .timeout(let seconds): Int32(clamping: Int((seconds * 1_000).rounded()))
-        case .immediateError, .callback: 0
+        case .immediateError: 0
+        case .callback: nil
         }
     }
 
@@ -194,41 +213,70 @@ final class GroupCommit: Sendable {
     /// - Parameter began: called once the transaction has begun, before the write runs.
     /// - Throws: the database error that made the transaction fail.
     private static func commitAlone(_ pending: Pending, _ db: Database, began: () -> Void) throws -> (any Error)? {
-        var failure: (any Error)?
-        try db.inTransaction(.immediate) {
-            began()
+        try inTransaction(db, began: began) {
             do {
                 try pending.run(db)
-                return .commit
+                return [nil]
             } catch {
-                failure = error
-                return .rollback
+                return [error]
             }
-        }
-        return failure
+        }[0]
     }
 
     /// Commits several writes in one transaction, each in a savepoint; returns each one's error, if any.
     /// - Parameter began: called once the transaction has begun, before the writes run.
     /// - Throws: the database error that made the whole transaction fail.
     private static func commitTogether(_ group: [Pending], _ db: Database, began: () -> Void) throws -> [(any Error)?] {
-        var errors: [(any Error)?] = []
-        try db.inTransaction(.immediate) {
-            began()
-            errors = group.map { pending in
+        try inTransaction(db, began: began) {
+            try group.map { pending in
+                try Statements.savepoint(db).execute([])
                 do {
-                    try db.inSavepoint {
-                        try pending.run(db)
-                        return .commit
-                    }
+                    try pending.run(db)
+                    try Statements.release(db).execute([])
                     return nil
                 } catch {
+                    try Statements.rollbackToSavepoint(db).execute([])
+                    try Statements.release(db).execute([])
                     return error
                 }
             }
-            return .commit
         }
-        return errors
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction, committed unless every write failed (a lone write that
+    /// failed is rolled back), with statements compiled once per connection: GRDB's `inTransaction`
+    /// compiles `BEGIN` and `COMMIT` each time (~40k instructions of a cart change).
+    /// - Throws: the error of `BEGIN`, or of `body` or `COMMIT`, after which the transaction is rolled back.
+    private static func inTransaction(
+        _ db: Database, began: () -> Void, _ body: () throws -> [(any Error)?]
+    ) throws -> [(any Error)?] {
+        try Statements.begin(db).execute([])
+        began()
+        do {
+            let errors = try body()
+            if errors.count == 1, errors[0] != nil {
+                try Statements.rollback(db).execute([])
+            } else {
+                try Statements.commit(db).execute([])
+            }
+            return errors
+        } catch {
+            // SQLite rolls some failures back by itself (a full disk, say); otherwise roll back here.
+            if db.isInsideTransaction { try? Statements.rollback(db).execute([]) }
+            throw error
+        }
+    }
+
+    /// The transaction statements a group commit runs.
+    private enum Statements {
+        static func begin(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "BEGIN IMMEDIATE") }
+        static func commit(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "COMMIT") }
+        static func rollback(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "ROLLBACK") }
+        static func savepoint(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "SAVEPOINT group_write") }
+        static func release(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "RELEASE group_write") }
+        static func rollbackToSavepoint(_ db: Database) throws -> DirectStatement {
+            try DirectStatement(db, "ROLLBACK TO group_write")
+        }
     }
 }
 

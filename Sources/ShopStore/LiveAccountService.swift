@@ -32,7 +32,7 @@ struct LiveAccountService: AccountService {
         let now = now()
         let expiresAt = now.addingTimeInterval(AccountRules.sessionLifetime)
         let (account, seq) = try await StorageError.mapping {
-            try await database.writer.write { db -> (Account, Int64?) in
+            try await database.write { db -> (Account, Int64?) in
                 // Checked again in the write: another server may have registered the email meanwhile.
                 guard try !AccountRows.emailTaken(db, email) else { throw ShopError.emailTaken(email) }
                 try db.execute(sql: """
@@ -60,7 +60,7 @@ struct LiveAccountService: AccountService {
         // checks the lock: attempts sent in parallel cannot pass the lock by all reading it before any
         // failed. A success removes the count.
         let stored = try await StorageError.mapping {
-            try await database.writer.write { db -> (id: Int64, hash: String)? in
+            try await database.write { db -> (id: Int64, hash: String)? in
                 try db.execute(sql: "DELETE FROM sign_in_failure WHERE at < ?",
                                arguments: [StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))])
                 if let lockedUntil = try Self.lockedUntil(db, email: email, now: now) { throw Self.locked(until: lockedUntil, now: now) }
@@ -88,7 +88,7 @@ struct LiveAccountService: AccountService {
         let sessionId = SecureRandom.identifier()
         let expiresAt = now.addingTimeInterval(AccountRules.sessionLifetime)
         let account = try await StorageError.mapping {
-            try await database.writer.write { db -> Account in
+            try await database.write { db -> Account in
                 try db.execute(sql: "DELETE FROM sign_in_failure WHERE email = ?", arguments: [email])
                 if let rehash { try db.execute(sql: "UPDATE account SET passwordHash = ? WHERE id = ?", arguments: [rehash, stored.id]) }
                 try AccountRows.pruneSessions(db, now: now)
@@ -121,7 +121,7 @@ struct LiveAccountService: AccountService {
     func signOut(sessionId: String) async throws {
         let now = now()
         let seq = try await StorageError.mapping {
-            try await database.writer.write { db -> Int64? in
+            try await database.write { db -> Int64? in
                 try db.execute(sql: "UPDATE account_session SET endedAt = ? WHERE id = ? AND endedAt IS NULL",
                                arguments: [StoredDate.milliseconds(now), sessionId])
                 guard db.changesCount > 0 else { return nil }
@@ -159,7 +159,7 @@ struct LiveAccountService: AccountService {
         let key = IdempotencyKey.current
         let now = now()
         let (account, seq) = try await StorageError.mapping {
-            try await database.writer.write { db -> (Account, Int64?) in
+            try await database.write { db -> (Account, Int64?) in
                 if case .replay = try IdempotencyRecord.check(db, key) {
                     guard let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
                     return (account, nil)

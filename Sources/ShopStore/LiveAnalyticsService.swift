@@ -193,7 +193,7 @@ public final class LiveAnalyticsService: AnalyticsService, Sendable {
             let date = now()
             let prunes = lastPrune.map { date.timeIntervalSince($0) >= pruneInterval } ?? true
             do {
-                try await database.writer.write { db in
+                try await database.write { db in
                     let insert = try db.cachedStatement(sql: """
                         INSERT INTO analytics_event (at, kind, productId, quantity, owner) VALUES (?, ?, ?, ?, ?)
                         """)

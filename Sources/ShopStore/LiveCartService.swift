@@ -23,15 +23,15 @@ struct LiveCartService: CartService {
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
-            let current = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?"), arguments: [owner, productId]) ?? 0
+            let current = try DirectStatement(db, "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?")
+                .one([.text(owner), .text(productId)]) { $0.int(0) } ?? 0
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = current.addingReportingOverflow(quantity)
             try Self.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
-            try db.cachedStatement(sql: """
+            try DirectStatement(db, """
                 INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
                 ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                """).execute(arguments: [owner, productId, quantity])
+                """).execute([.text(owner), .text(productId), .integer(Int64(quantity))])
         }
     }
 
@@ -39,26 +39,25 @@ struct LiveCartService: CartService {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
         let owner = shopper.storageKey
         return try await change(shopper, touching: productId) { db in
-            guard try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM cart_line WHERE owner = ? AND productId = ?)"),
-                arguments: [owner, productId]) == true
+            guard try DirectStatement(db, "SELECT EXISTS (SELECT 1 FROM cart_line WHERE owner = ? AND productId = ?)")
+                .one([.text(owner), .text(productId)], { $0.int64(0) }) == 1
             else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
-                try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute(arguments: [owner, productId])
+                try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute([.text(owner), .text(productId)])
                 return
             }
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
             try Self.checkAvailability(of: product, quantity: quantity)
-            try db.cachedStatement(sql: "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
-                .execute(arguments: [quantity, owner, productId])
+            try DirectStatement(db, "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
+                .execute([.integer(Int64(quantity)), .text(owner), .text(productId)])
         }
     }
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
         try await change(shopper, touching: productId) { db in
-            try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute(arguments: [shopper.storageKey, productId])
+            try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute([.text(shopper.storageKey), .text(productId)])
             guard db.changesCount > 0 else { throw ShopError.notInCart(productId) }
         }
     }

@@ -56,7 +56,7 @@ struct LiveCatalogService: CatalogService {
         let createdAt = now()
         let key = IdempotencyKey.current
         let (product, seq) = try await StorageError.mapping {
-            try await database.writer.write { db -> (Product, Int64?) in
+            try await database.write { db -> (Product, Int64?) in
                 if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
                    let id = outcome["productId"], let product = try StoredRows.product(db, id: id) {
                     return (product, nil)
@@ -80,7 +80,7 @@ struct LiveCatalogService: CatalogService {
                         product.categoryId, product.stock, product.maxPerOrder,
                         StoredDate.milliseconds(product.createdAt), product.isFeatured,
                     ])
-                try SearchInitialCounts.textsChanged(db, since: textVersion, [(nil, ProductText(product))])
+                try SearchInitialCounts.textsChanged(db, since: textVersion, [(nil, ProductText.stored(db, id: product.id))])
                 try IdempotencyRecord.record(db, key, outcome: ["productId": product.id], at: createdAt)
                 try PriceHistoryRows.record(db, product, at: createdAt)
                 return (product, try ChangeLog.append(db, .productCreated, product.id, at: createdAt))
@@ -96,7 +96,7 @@ struct LiveCatalogService: CatalogService {
         let key = IdempotencyKey.current
         let now = now()
         let (deleted, carts, seq) = try await StorageError.mapping {
-            try await database.writer.write { db -> ([String], [(Shopper, Cart)], Int64?) in
+            try await database.write { db -> ([String], [(Shopper, Cart)], Int64?) in
                 if case .replay = try IdempotencyRecord.check(db, key) { return ([], [], nil) }
                 var deleted: [String] = []
                 var texts: [(old: ProductText?, new: ProductText?)] = []
@@ -141,7 +141,7 @@ struct LiveCatalogService: CatalogService {
         let now = now()
         let key = IdempotencyKey.current
         let (product, entries) = try await StorageError.mapping {
-            try await database.writer.write { db -> (Product, [(seq: Int64, events: [ShopEvent])]) in
+            try await database.write { db -> (Product, [(seq: Int64, events: [ShopEvent])]) in
                 guard let old = try StoredRows.product(db, id: id) else { throw ShopError.productNotFound(id) }
                 if case .replay = try IdempotencyRecord.check(db, key) { return (old, []) }
                 let new = update.applied(to: old)

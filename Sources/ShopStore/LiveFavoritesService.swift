@@ -23,7 +23,7 @@ struct LiveFavoritesService: FavoritesService {
         let key = IdempotencyKey.current
         let now = now()
         let seq = try await StorageError.mapping {
-            try await database.writer.write { db -> Int64? in
+            try await database.write { db -> Int64? in
                 if case .replay = try IdempotencyRecord.check(db, key) { return nil }
                 if isFavorite {
                     guard try StoredRows.product(db, id: productId) != nil else {

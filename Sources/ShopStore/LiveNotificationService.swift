@@ -30,7 +30,7 @@ struct LiveNotificationService: NotificationService {
         let owner = shopper.storageKey
         let now = now()
         let (unread, changed, logSeq) = try await StorageError.mapping {
-            try await database.writer.write { db -> (Int, [String], Int64?) in
+            try await database.write { db -> (Int, [String], Int64?) in
                 var changed: [String] = []
                 let update = try db.cachedStatement(sql: "UPDATE notification SET readAt = ? WHERE seq = ? AND owner = ? AND readAt IS NULL")
                 for seq in seqs {
@@ -53,7 +53,7 @@ struct LiveNotificationService: NotificationService {
         let owner = shopper.storageKey
         let now = now()
         let (changed, logSeq) = try await StorageError.mapping {
-            try await database.writer.write { db -> ([String], Int64?) in
+            try await database.write { db -> ([String], Int64?) in
                 let seqs = try Int64.fetchAll(db.cachedStatement(sql: "SELECT seq FROM notification WHERE owner = ? AND readAt IS NULL ORDER BY seq"),
                                               arguments: [owner])
                 guard !seqs.isEmpty else { return ([], nil) }

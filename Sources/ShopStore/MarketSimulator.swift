@@ -76,7 +76,7 @@ final class MarketSimulator {
             guard !productIds.isEmpty else { return }
             let picks = (0..<count).map { _ in nextChange() }
             let date = now()
-            let entries = try await database.writer.write { db -> [(seq: Int64, events: [ShopEvent])] in
+            let entries = try await database.write { db -> [(seq: Int64, events: [ShopEvent])] in
                 var entries: [(seq: Int64, events: [ShopEvent])] = []
                 for pick in picks {
                     guard let old = try StoredRows.product(db, id: pick.productId) else { continue }

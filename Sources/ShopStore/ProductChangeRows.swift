@@ -17,7 +17,10 @@ enum ProductChangeRows {
         try db.cachedStatement(sql: """
             UPDATE product SET name = ?, description = ?, price = ?, categoryId = ?, stock = ? WHERE id = ?
             """).execute(arguments: [new.name, new.description, new.price.minorUnits, new.categoryId, new.stock, new.id])
-        if textChanged { try SearchInitialCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText(new))]) }
+        if textChanged {
+            // The text as stored, which the index read: `old` was read from the row; `new` is read back.
+            try SearchInitialCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText.stored(db, id: new.id))])
+        }
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
         if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {
             // What a cart holding it shows changed (its price, its tax rate, its name): a checkout of the

@@ -76,14 +76,17 @@ enum SearchInitialCounts {
         let counted = changes.filter { $0.old != $0.new }.count
         guard now.counted == before, now.version - before == counted, counted > 0 else { return }
         let tokenizer = try db.makeTokenizer(ProductSearch.tokenizer)
-        var delta: [String: Int] = [:]
+        // Keyed by scalar, as SQLite compares text (Swift's String equality would merge canonically
+        // equivalent characters, which the index keeps apart).
+        var delta: [Unicode.Scalar: Int] = [:]
         for change in changes where change.old != change.new {
             let old = try change.old.map { try initials(of: $0, tokenizer) } ?? []
             let new = try change.new.map { try initials(of: $0, tokenizer) } ?? []
             for initial in old.subtracting(new) { delta[initial, default: 0] -= 1 }
             for initial in new.subtracting(old) { delta[initial, default: 0] += 1 }
         }
-        for (initial, change) in delta.sorted(by: { $0.key < $1.key }) where change != 0 {
+        for (scalar, change) in delta.sorted(by: { $0.key < $1.key }) where change != 0 {
+            let initial = String(scalar)
             let products = (try Int.fetchOne(db, sql: "SELECT products FROM search_initial_count WHERE initial = ?", arguments: [initial]) ?? 0) + change
             if products > 0 {
                 try db.execute(sql: """
@@ -98,11 +101,11 @@ enum SearchInitialCounts {
     }
 
     /// The first characters of the tokens of a product's text, as the index reads them.
-    static func initials(of text: ProductText, _ tokenizer: any FTS5Tokenizer) throws -> Set<String> {
-        var initials = Set<String>()
+    static func initials(of text: ProductText, _ tokenizer: any FTS5Tokenizer) throws -> Set<Unicode.Scalar> {
+        var initials = Set<Unicode.Scalar>()
         for column in [text.name, text.description] {
             for (token, _) in try tokenizer.tokenize(document: column) {
-                if let first = token.unicodeScalars.first { initials.insert(String(first)) }
+                if let first = token.unicodeScalars.first { initials.insert(first) }
             }
         }
         return initials
@@ -113,11 +116,23 @@ enum SearchInitialCounts {
 struct ProductText: Equatable, Sendable {
     var name: String
     var description: String
+
+    /// Equal as SQLite compares text: byte for byte (not up to canonical equivalence, as Swift's `==` on
+    /// strings would be).
+    static func == (left: ProductText, right: ProductText) -> Bool {
+        left.name.utf8.elementsEqual(right.name.utf8) && left.description.utf8.elementsEqual(right.description.utf8)
+    }
 }
 
 extension ProductText {
     /// `product`'s text.
     init(_ product: Product) {
         self.init(name: product.name, description: product.description)
+    }
+
+    /// The text of product `id` as stored (a string is stored up to its first NUL character), or nil.
+    static func stored(_ db: Database, id: String) throws -> ProductText? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT name, description FROM product WHERE id = ?"), arguments: [id])
+            .map { ProductText(name: $0[0], description: $0[1]) }
     }
 }

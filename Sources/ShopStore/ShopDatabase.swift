@@ -22,6 +22,8 @@ public final class ShopDatabase: Sendable {
     let commits: GroupCommit
     /// The carts this process changed last, to derive the next change's cart from.
     let cartCache = CartCache()
+    /// How many writes of ``write(_:)`` are queued or running on the writer queue.
+    private let queuedWrites = Locked(0)
 
     /// How long a write waits for another connection or process before failing with `storageFailed`.
     public static let busyTimeout: TimeInterval = 5
@@ -39,7 +41,7 @@ public final class ShopDatabase: Sendable {
         } catch {
             throw StorageError.openingFailed(path: path, error)
         }
-        commits = GroupCommit(writer: writer, placement: placement)
+        commits = GroupCommit(writer: writer, placement: placement, isWriterQueueBusy: { [queuedWrites] in queuedWrites.withLock { $0 > 0 } })
     }
 
     /// Wraps a connection that is already open and migrated (see `ShopDatabase+Copy.swift`).
@@ -47,6 +49,15 @@ public final class ShopDatabase: Sendable {
         self.path = path
         self.writer = writer
         commits = GroupCommit(writer: writer)
+    }
+
+    /// Runs `updates` in a transaction on the writer queue (GRDB's `write`): the writes other than the group
+    /// commit's (cart changes and checkouts), counted so that an inline group commit never waits behind them.
+    /// - Throws: What `updates` throws, or a `DatabaseError`.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        queuedWrites.withLock { $0 += 1 }
+        defer { queuedWrites.withLock { $0 -= 1 } }
+        return try await writer.write(updates)
     }
 
     /// The settings of every connection: the busy timeout and foreign keys.
@@ -111,7 +122,7 @@ public final class ShopDatabase: Sendable {
     /// - Throws: ``ShopError`` `storageFailed`.
     public func seed(products count: Int) async throws {
         try await StorageError.mapping {
-            try await writer.write { db in
+            try await write { db in
                 try db.execute(sql: """
                     DELETE FROM cart_line;
                     DELETE FROM favorite;

@@ -23,8 +23,12 @@ enum StoredRows {
 
     /// One product, or `nil`.
     static func product(_ db: Database, id: String) throws -> Product? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(productColumns) FROM product p WHERE p.id = ?"), arguments: [id])
-            .map(product)
+        try DirectStatement(db, "SELECT \(productColumns) FROM product p WHERE p.id = ?").one([.text(id)]) { row in
+            Product(
+                id: row.text(0), name: row.text(1), description: row.text(2), price: Money(minorUnits: row.int64(3)),
+                categoryId: row.text(4), stock: row.int(5), maxPerOrder: row.int(6),
+                createdAt: StoredDate.date(row.int64(7)), isFeatured: row.int64(8) != 0)
+        }
     }
 
     /// A shopper's cart, priced, as it is in this transaction.
@@ -60,30 +64,30 @@ enum StoredRows {
     /// One line of a shopper's cart with its tax rate, or nil when the cart has no line of the product
     /// (or the product is gone).
     static func pricedLine(_ db: Database, owner: String, productId: String) throws -> (line: CartLine, taxRate: Int)? {
-        try Row.fetchOne(db.cachedStatement(sql: """
+        try DirectStatement(db, """
             SELECT p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM cart_line c
             JOIN product p ON p.id = c.productId
             JOIN category k ON k.id = p.categoryId
             WHERE c.owner = ? AND c.productId = ?
-            """), arguments: [owner, productId])
-            .map { row in
-                (CartLine(productId: productId, name: row[0], categoryId: row[1], unitPrice: Money(minorUnits: row[2]), quantity: row[3]),
-                 row[4])
-            }
+            """).one([.text(owner), .text(productId)]) { row in
+            (CartLine(productId: productId, name: row.text(0), categoryId: row.text(1), unitPrice: Money(minorUnits: row.int64(2)),
+                      quantity: row.int(3)),
+             row.int(4))
+        }
     }
 
     /// The revision of an owner's cart (0 before its first change).
     static func cartRevision(_ db: Database, of owner: String) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM cart_revision WHERE owner = ?"), arguments: [owner]) ?? 0
+        try DirectStatement(db, "SELECT revision FROM cart_revision WHERE owner = ?").one([.text(owner)]) { $0.int64(0) } ?? 0
     }
 
     /// Marks a shopper's cart as changed.
     static func bumpCartRevision(_ db: Database, of shopper: Shopper) throws {
-        try db.cachedStatement(sql: """
+        try DirectStatement(db, """
             INSERT INTO cart_revision (owner, revision) VALUES (?, 1)
             ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
-            """).execute(arguments: [shopper.storageKey])
+            """).execute([.text(shopper.storageKey)])
     }
 
     /// The next value of a table's AUTOINCREMENT counter (never reused, even after deletes).

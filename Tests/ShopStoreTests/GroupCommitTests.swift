@@ -8,14 +8,21 @@ import Testing
 
 /// Writes that wait for a commit share the next transaction; each still succeeds or fails alone.
 @Suite struct GroupCommitTests {
-    /// Counts committed transactions.
-    final class CommitCounter: TransactionObserver, @unchecked Sendable {
+    /// Counts committed transactions, with SQLite's commit hook (the group commit runs its transaction
+    /// statements on SQLite directly, so GRDB's transaction observers do not hear of them).
+    final class CommitCounter: @unchecked Sendable {
         private let count = Locked(0)
         var commits: Int { count.withLock { $0 } }
-        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
-        func databaseDidChange(with event: DatabaseEvent) {}
-        func databaseDidCommit(_ db: Database) { count.withLock { $0 += 1 } }
-        func databaseDidRollback(_ db: Database) {}
+
+        /// Starts counting the commits of `writer`'s connection.
+        func install(on writer: some DatabaseWriter) throws {
+            try writer.writeWithoutTransaction { db in
+                sqlite3_commit_hook(db.sqliteConnection, { context in
+                    Unmanaged<CommitCounter>.fromOpaque(context!).takeUnretainedValue().count.withLock { $0 += 1 }
+                    return 0
+                }, Unmanaged.passUnretained(self).toOpaque())
+            }
+        }
     }
 
     struct Refused: Error, Equatable {}
@@ -29,7 +36,7 @@ import Testing
         try writer.write { db in
             try db.execute(sql: "CREATE TABLE item (name TEXT NOT NULL UNIQUE)")
         }
-        writer.add(transactionObserver: commits, extent: .databaseLifetime)
+        try commits.install(on: writer)
         group = GroupCommit(writer: writer)
     }
 
@@ -182,6 +189,24 @@ import Testing
         try await next.value
         #expect(inline.handedOffGroups == 1)
         #expect(try await pool.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY rowid") } == ["other", "waited", "inline"])
+    }
+
+    @Test func anInlineGroupGoesToTheWriterQueueWhileOtherWritesAreQueuedThere() async throws {
+        let jobs = HeldJobs()
+        let busy = Locked(true)
+        let inline = GroupCommit(writer: writer, placement: jobs.placement, isWriterQueueBusy: { busy.withLock { $0 } })
+        let first = Task { try await inline.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('queued')") } }
+        while inline.waitingCount < 1 { await Task.yield() }
+        jobs.runAll()
+        try await first.value
+        #expect(inline.handedOffGroups == 1)
+        busy.withLock { $0 = false }
+        let second = Task { try await inline.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('inline')") } }
+        while inline.waitingCount < 1 { await Task.yield() }
+        jobs.runAll()
+        try await second.value
+        #expect(inline.handedOffGroups == 1)
+        #expect(commits.commits == 2)
     }
 
     @Test func aFailingInlineWriteRollsBackAloneAndTheOthersCommit() async throws {

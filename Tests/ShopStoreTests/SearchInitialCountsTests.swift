@@ -80,6 +80,22 @@ import Testing
         #expect(try await database.writer.read { try SearchInitialCounts.products($0, initial: "q") } == (try await indexCount("q")))
     }
 
+    @Test func countsFollowTextAsStoredAndAsSQLiteComparesIt() async throws {
+        // A string is stored up to its first NUL: the index never sees "zebra".
+        let truncated = try await create("Okapi Lamp", "ok\u{0}zebra")
+        try await expectCountsAreTheIndexs("after a description with a NUL")
+        // U+F900 and U+8C48 are canonically equivalent (Swift's == says equal) but distinct to the index.
+        let ideograph = try await create("\u{F900}rack Shelf")
+        // With a new price too: the service compares products as Swift does, and would drop a rename alone.
+        _ = try await catalog.update(id: ideograph.id, ProductUpdate(name: "\u{8C48}rack Shelf", price: Money(minorUnits: 150)))
+        _ = try await catalog.update(id: truncated.id, ProductUpdate(description: "ok\u{0}yak"))
+        try await expectCountsAreTheIndexs("after canonically equivalent renames")
+        for initial in ["\u{F900}", "\u{8C48}", "z", "y"] {
+            let kept = try await database.writer.read { try SearchInitialCounts.products($0, initial: initial) }
+            #expect(kept == (try await indexCount(initial)), "\(initial)")
+        }
+    }
+
     @Test func aChangeMadeBehindTheServicesLeavesTheCountsUnusedUntilARecount() async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE product SET name = 'Zzyzx Gadget' WHERE seq = 1")

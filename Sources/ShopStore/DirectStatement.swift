@@ -1,0 +1,96 @@
+import GRDB
+import GRDBSQLite
+
+/// A statement of the cart's hot path run straight on SQLite: its arguments bound and its columns read in
+/// place, without GRDB's argument values, rows and cursors, which cost more than SQLite's own work on these
+/// one-row statements (callgrind, per cart change: GRDB's bindings ~56k instructions, its rows ~59k, against
+/// ~80k for every `sqlite3_step` of the change; BENCHMARKS.md).
+///
+/// The statement is compiled once per connection (GRDB's statement cache). Each SQL text given here must be
+/// run only through this type: GRDB, which binds arguments itself, never sees the bindings made here.
+///
+/// ```swift
+/// let revision = try DirectStatement(db, "SELECT revision FROM cart_revision WHERE owner = ?")
+///     .one([.text(owner)]) { $0.int64(0) } ?? 0
+/// ```
+struct DirectStatement {
+    /// A value bound to a parameter.
+    enum Argument {
+        case integer(Int64)
+        case text(String)
+    }
+
+    /// A row being read: valid only inside the closure it is passed to.
+    struct Row {
+        fileprivate let handle: OpaquePointer
+
+        /// The integer in `column` (0-based); 0 for NULL.
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        /// The integer in `column` (0-based); 0 for NULL.
+        func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+        /// The text in `column` (0-based); empty for NULL.
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+            return String(cString: bytes)
+        }
+    }
+
+    private let statement: Statement
+
+    /// The cached statement for `sql` on `db`'s connection (compiled on first use).
+    /// - Throws: A `DatabaseError` when the SQL does not compile.
+    init(_ db: Database, _ sql: String) throws {
+        statement = try db.cachedStatement(sql: sql)
+    }
+
+    /// Runs the statement to its end (an insert, update or delete).
+    /// - Throws: A `DatabaseError` when SQLite refuses it (a constraint, say).
+    func execute(_ arguments: [Argument]) throws {
+        try run(arguments) { _ in false }
+    }
+
+    /// The first row's value read by `read`, or nil when the statement gives no row.
+    /// - Throws: A `DatabaseError` when SQLite fails.
+    func one<T>(_ arguments: [Argument], _ read: (Row) throws -> T) throws -> T? {
+        var value: T?
+        try run(arguments) { row in
+            value = try read(row)
+            return false
+        }
+        return value
+    }
+
+    /// Binds `arguments`, steps while `body` returns true for each row, and resets the statement.
+    private func run(_ arguments: [Argument], _ body: (Row) throws -> Bool) throws {
+        let handle = statement.sqliteStatement
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        for (index, argument) in zip(Int32(1)..., arguments) {
+            let code: Int32
+            switch argument {
+            case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
+            case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, SQLITE_TRANSIENT)
+            }
+            guard code == SQLITE_OK else { throw error(code) }
+        }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw error(code) }
+            guard try body(Row(handle: handle)) else { return }
+        }
+    }
+
+    /// The error SQLite reported for `code`.
+    private func error(_ code: Int32) -> DatabaseError {
+        let handle = statement.sqliteStatement
+        return DatabaseError(
+            resultCode: ResultCode(rawValue: sqlite3_extended_errcode(sqlite3_db_handle(handle))),
+            message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
+    }
+}
+
+/// SQLite's "copy the value now" destructor for bound text.
+private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
