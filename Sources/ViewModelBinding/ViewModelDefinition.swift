@@ -68,8 +68,10 @@ final class OpenScreen {
     /// type is `Equatable`): nil then. A change somewhere else in the shop marks every ViewModel that
     /// read the changed property, though most of them show the same as before; comparing the snapshot
     /// values is much cheaper than encoding one and diffing the result. A state that did change is encoded
-    /// reusing the encodings of the array elements (cart lines, listed products) that did not.
-    let readChangedState: @MainActor () throws -> JSONValue?
+    /// reusing the encodings of the array elements (cart lines, listed products) that did not, or, when
+    /// another ViewModel of the connection has just encoded an equal state (a second cart screen showing
+    /// the same cart), taken from it (`shared`).
+    let readChangedState: @MainActor (_ shared: SharedEncodings) throws -> JSONValue?
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
 
@@ -79,11 +81,14 @@ final class OpenScreen {
         let equal = Self.equality(of: Model.State.self)
         var last: Model.State?
         let memo = EncodingMemo()
-        readChangedState = {
+        readChangedState = { shared in
             let state = model.state
-            if let equal, let last, equal(last, state) { return nil }
-            let encoded = try encoder.encode(state, reusing: memo)
+            guard let equal else { return try encoder.encode(state, reusing: memo) }
+            if let last, equal(last, state) { return nil }
             last = state
+            if let encoded = shared.encoding(of: state, equal: equal) { return encoded }
+            let encoded = try encoder.encode(state, reusing: memo)
+            shared.keep(state, encoded)
             return encoded
         }
         appear = { model.appear() }
@@ -97,5 +102,34 @@ final class OpenScreen {
             { ($0 as! E) == ($1 as! E) }
         }
         return equality(equatable)
+    }
+}
+
+/// The state of each state type that a connection's ViewModels encoded last, so that another ViewModel
+/// showing an equal state takes that encoding instead of encoding it again (two screens of one cart:
+/// comparing the two states costs a fraction of encoding one, as their values share storage).
+@MainActor
+final class SharedEncodings {
+    /// One state type's last encoding.
+    private final class Kept<State> {
+        let state: State
+        let encoded: JSONValue
+        init(_ state: State, _ encoded: JSONValue) {
+            self.state = state
+            self.encoded = encoded
+        }
+    }
+
+    private var kept: [ObjectIdentifier: AnyObject] = [:]
+
+    /// The encoding of a state equal to `state`, if it is the last one of its type encoded.
+    func encoding<State>(of state: State, equal: (State, State) -> Bool) -> JSONValue? {
+        guard let kept = kept[ObjectIdentifier(State.self)] as? Kept<State>, equal(kept.state, state) else { return nil }
+        return kept.encoded
+    }
+
+    /// Keeps `encoded`, the encoding of `state`, as its type's last.
+    func keep<State>(_ state: State, _ encoded: JSONValue) {
+        kept[ObjectIdentifier(State.self)] = Kept(state, encoded)
     }
 }

@@ -42,6 +42,8 @@ public final class ViewModelHost<Environment> {
     /// callback on whatever thread makes the change, at once.
     private nonisolated let dirty = DirtyList()
     private let admission = ActionAdmission()
+    /// The last encoding of each state type, shared by ViewModels showing equal states.
+    private let sharedEncodings = SharedEncodings()
 
     /// One open ViewModel.
     @MainActor
@@ -247,7 +249,7 @@ public final class ViewModelHost<Environment> {
     private func observeState(of entry: Entry) throws -> JSONValue? {
         var result: Result<JSONValue?, any Error> = .success(nil)
         withObservationTracking {
-            result = Result { try entry.screen.readChangedState() }
+            result = Result { try entry.screen.readChangedState(sharedEncodings) }
         } onChange: { [weak self, dirty, weak entry] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
             // once, so an action finishing in this same turn flushes it before answering. Otherwise the
@@ -270,6 +272,9 @@ public final class ViewModelHost<Environment> {
     /// - Parameter force: send even while the output is congested.
     public func flushDirty(force: Bool = false) {
         guard force || !connection.outbox.shouldHoldBack() else { return }
+        // The last patch made: a ViewModel of the same type going from the same state to the same state
+        // (sharing storage with them, so comparing is immediate) sends the same patch.
+        var lastPatch: (type: String, old: JSONValue, new: JSONValue, patch: JSONPatch)?
         for entry: Entry in dirty.take() {
             // A ViewModel closed since its change is gone.
             guard let open = screens[entry.handle], open === entry else { continue }
@@ -282,7 +287,13 @@ public final class ViewModelHost<Environment> {
                 continue
             }
             guard let newState = read else { continue }
-            let patch = JSONPatch.diff(from: entry.state, to: newState)
+            let patch: JSONPatch
+            if let last = lastPatch, last.type == entry.definition.type, last.new == newState, last.old == entry.state {
+                patch = last.patch
+            } else {
+                patch = JSONPatch.diff(from: entry.state, to: newState)
+                lastPatch = (entry.definition.type, entry.state, newState, patch)
+            }
             guard !patch.isEmpty else { continue }
             entry.state = newState
             entry.version += 1
