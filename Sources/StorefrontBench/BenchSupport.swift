@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,9 +22,16 @@ final class TemporaryFolder {
 /// released.
 final class TemporaryDatabase {
     let path: String
+    /// Copies made by this process so far: each copy has a name of its own (the server's copy and the raw
+    /// floor's were one file, so the floor's writes went to the server's database between its adds).
+    private static let made = Mutex(0)
 
     init(copying original: String) throws {
-        path = original + ".run-\(getpid()).sqlite"
+        let number = Self.made.withLock { made in
+            made += 1
+            return made
+        }
+        path = original + ".run-\(getpid())-\(number).sqlite"
         guard let source = fopen(original, "rb") else { throw BenchError(description: "cannot read \(original)") }
         defer { fclose(source) }
         guard let target = fopen(path, "wb") else { throw BenchError(description: "cannot write \(path)") }
