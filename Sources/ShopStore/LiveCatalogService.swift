@@ -64,7 +64,7 @@ struct LiveCatalogService: CatalogService {
                 guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM category WHERE id = ?)",
                                         arguments: [newProduct.categoryId]) == true
                 else { throw ShopError.categoryNotFound(newProduct.categoryId) }
-                let textVersion = try SearchInitialCounts.versions(db).version
+                let textVersion = try SearchPrefixCounts.versions(db).version
                 let seq = try StoredRows.nextSequence(db, table: "product")
                 let product = Product(
                     id: Identifiers.product(seq),
@@ -80,7 +80,7 @@ struct LiveCatalogService: CatalogService {
                         product.categoryId, product.stock, product.maxPerOrder,
                         StoredDate.milliseconds(product.createdAt), product.isFeatured,
                     ])
-                try SearchInitialCounts.textsChanged(db, since: textVersion, [(nil, ProductText.stored(db, id: product.id))])
+                try SearchPrefixCounts.textsChanged(db, since: textVersion, [(nil, ProductText.stored(db, id: product.id))])
                 try IdempotencyRecord.record(db, key, outcome: ["productId": product.id], at: createdAt)
                 try PriceHistoryRows.record(db, product, at: createdAt)
                 return (product, try ChangeLog.append(db, .productCreated, product.id, at: createdAt))
@@ -101,7 +101,7 @@ struct LiveCatalogService: CatalogService {
                 var deleted: [String] = []
                 var texts: [(old: ProductText?, new: ProductText?)] = []
                 var owners = Set<String>()
-                let textVersion = try SearchInitialCounts.versions(db).version
+                let textVersion = try SearchPrefixCounts.versions(db).version
                 for chunk in stride(from: 0, to: requested.count, by: 500).map({ requested[$0..<min($0 + 500, requested.count)] }) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                     let arguments = StatementArguments(Array(chunk))
@@ -114,7 +114,7 @@ struct LiveCatalogService: CatalogService {
                         """, arguments: arguments))
                     try db.execute(sql: "DELETE FROM product WHERE id IN (\(placeholders))", arguments: arguments)
                 }
-                try SearchInitialCounts.textsChanged(db, since: textVersion, texts)
+                try SearchPrefixCounts.textsChanged(db, since: textVersion, texts)
                 try IdempotencyRecord.record(db, key, at: now)
                 guard !deleted.isEmpty else { return ([], [], nil) }
                 var seq = try ChangeLog.append(db, .productsDeleted, deleted.sorted().joined(separator: ","), at: now)

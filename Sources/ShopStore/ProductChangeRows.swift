@@ -13,13 +13,13 @@ enum ProductChangeRows {
     ///   product change's first, then the notifications'.
     static func store(_ db: Database, from old: Product, to new: Product, at now: Date) throws -> [(seq: Int64, events: [ShopEvent])] {
         let textChanged = ProductText(old) != ProductText(new)
-        let textVersion = textChanged ? try SearchInitialCounts.versions(db).version : 0
+        let textVersion = textChanged ? try SearchPrefixCounts.versions(db).version : 0
         try db.cachedStatement(sql: """
             UPDATE product SET name = ?, description = ?, price = ?, categoryId = ?, stock = ? WHERE id = ?
             """).execute(arguments: [new.name, new.description, new.price.minorUnits, new.categoryId, new.stock, new.id])
         if textChanged {
             // The text as stored, which the index read: `old` was read from the row; `new` is read back.
-            try SearchInitialCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText.stored(db, id: new.id))])
+            try SearchPrefixCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText.stored(db, id: new.id))])
         }
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
         if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {

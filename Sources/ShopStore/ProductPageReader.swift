@@ -13,7 +13,7 @@ import Shop
 ///   ~40 ms, so the products are walked in page order along the sort's index, keeping matches until the
 ///   page is full — a few hundred steps. In the whole catalog each product's text is tested with the
 ///   index's tokenizer (``ProductTextMatcher``) and the total is counted by the index (or kept, for one
-///   letter: ``SearchInitialCounts``); in a category, where the walk counts as it goes, the matching rows
+///   letter: ``SearchPrefixCounts``); in a category, where the walk counts as it goes, the matching rows
 ///   are collected into a set first.
 ///
 /// Measured at 1 000 000 products (release, `storefront-bench --mode search`): BENCHMARKS.md.
@@ -93,28 +93,28 @@ struct ProductPageReader {
         }
     }
 
-    /// A search of the whole catalog for one letter (`"a"*`: most products at a million of them), whose total
-    /// is kept (``SearchInitialCounts``): the page is found by walking products in page order testing each
-    /// one's text, a few hundred steps when the matches are spread along the order. The other plans collect
-    /// every match first, at ~0.1 µs each: 100 ms for a letter at a million products. A walk that goes far
-    /// past what an even spread predicts (the matches bunched late in the order), or would cost more than
-    /// collecting, gives up, and `fallback` collects them. Returns nil when the plan does not apply: the
-    /// total is not kept (a longer search, whose count by the index costs about half of collecting its
-    /// matches, so that a walk that gave up would cost more than it saves), or the matches are few.
+    /// A search of the whole catalog for one letter (`"a"*`: most products at a million of them),
+    /// whose total is kept (``SearchPrefixCounts``): the page is found by walking products in page order
+    /// testing each one's text, a few hundred steps when the matches are spread along the order. The other
+    /// plans collect every match first, at ~0.1 µs each: 100 ms for a letter at a million products. A walk
+    /// that has cost what collecting would (matches bunched late in the order) gives up, and `fallback`
+    /// collects them. Returns nil when the plan does not apply: the total is not kept (a longer search, whose
+    /// count by the index costs about half of collecting its matches, so that a walk that gave up would cost
+    /// more than it saves), or the matches are few.
     private func walkedTestingText(
         _ db: Database, expression: String, matcher: ProductTextMatcher, maximumSeq: Int64, fallback: () throws -> ProductPage
     ) throws -> ProductPage? {
-        let kept = try matcher.initial.flatMap { try SearchInitialCounts.products(db, initial: $0) }
+        let kept = try matcher.shortPrefix(longest: SearchPrefixCounts.longestPrefix).flatMap { try SearchPrefixCounts.products(db, prefix: $0) }
         let wanted = offset + limit
         let total: Int
         let budget: Int?
         switch plan {
         case .cheapest:
             guard let kept, Self.prefersWalking(matches: kept, products: Int(maximumSeq), wanted: wanted) else { return nil }
-            // A step reads a product's text (~1 µs), ten times what collecting a match costs.
-            let expectedSteps = Double(max(wanted, 1)) * Double(maximumSeq) / Double(max(kept, 1))
+            // A step reads a product's row and text (~4 µs at a million products, out of the page cache's
+            // order), some forty times what collecting a match costs.
             total = kept
-            budget = min(max(Self.textWalkMinimumBudget, Int(min(4 * expectedSteps, 1e9))), max(total / 10, Self.textWalkMinimumBudget))
+            budget = max(Self.textWalkMinimumBudget, total / 40)
         case .walkingTestingText(let steps?):
             total = try kept ?? Self.count(db, expression)
             budget = steps

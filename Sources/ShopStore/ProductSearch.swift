@@ -15,7 +15,7 @@ enum ProductSearch {
         """
 
     /// The triggers that keep the index in step with `product`, and count every change of a product's text
-    /// in `search_text_version` (see ``SearchInitialCounts``). A change of other columns (a price, the stock)
+    /// in `search_text_version` (see ``SearchPrefixCounts``). A change of other columns (a price, the stock)
     /// leaves the index alone.
     static let createTriggersSQL = """
         CREATE TRIGGER product_fts_insert AFTER INSERT ON product BEGIN

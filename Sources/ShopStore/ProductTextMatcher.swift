@@ -34,10 +34,11 @@ struct ProductTextMatcher {
         self.tokenizer = tokenizer
     }
 
-    /// The token a search for one single-character prefix asks for (`"a"` → `a`, `"É"` → `e`), else nil.
-    var initial: String? {
+    /// The prefix a search for one short word asks for (`"a"` → `a`, `"Ét"` → `et`), when it has at most
+    /// `longest` characters; else nil.
+    func shortPrefix(longest: Int) -> String? {
         guard phrases.count == 1, phrases[0].count == 1, let token = String(validating: phrases[0][0], as: UTF8.self),
-              token.unicodeScalars.count == 1
+              token.unicodeScalars.count <= longest
         else { return nil }
         return token
     }

@@ -15,7 +15,7 @@ enum ShopSchema {
         migrator.registerMigration("v4-price-history", migrate: PriceHistorySchema.migrate)
         migrator.registerMigration("v5-inbox", migrate: InboxSchema.migrate)
         migrator.registerMigration("v6-analytics", migrate: AnalyticsSchema.migrate)
-        migrator.registerMigration("v7-search-counts", migrate: SearchInitialCounts.migrate)
+        migrator.registerMigration("v7-search-counts", migrate: SearchPrefixCounts.migrate)
         return migrator
     }
 

@@ -1,0 +1,151 @@
+import GRDB
+import Shop
+
+/// How many products each search of one character (`"a"*`: every product with a word starting with `a`)
+/// matches, kept in the database beside the catalog's text version they are exact for.
+///
+/// Why: the page a search shows states its total, and the index counts a short prefix's matches at about
+/// 40 ns each: 43 ms for `a` at a million products, against a goal of 15 ms for the whole answer; and a search
+/// whose total is known can find its page by walking products in page order (see ``ProductPageReader``)
+/// instead of collecting every match. A longer search matches few enough products to be counted at once.
+///
+/// How they stay exact: the index's triggers count every change of a product's text in
+/// `search_text_version.version`; the counts are used only while `counted` equals it. The writes that change
+/// product text (a product created, edited or deleted) apply their change to the counts and mark them exact
+/// again; a change made any other way (the `sqlite3` shell, say) leaves them stale, and searches count in
+/// the index until the next ``recount(_:)`` (a seed, or a migration).
+enum SearchPrefixCounts {
+    /// The longest prefix kept, in characters (Unicode scalars, as SQLite's `substr` counts them). Two
+    /// letters were tried: `"la"` at a million products went from 15 to 3–5 ms, but `"st"`, whose matches
+    /// bunch late in the name order, from 15 to 22–32 ms (the walk gave up, then collected); one letter
+    /// matches densely enough for the walk to pay every time.
+    static let longestPrefix = 1
+
+    /// Migration `v7-search-counts`: the tables, the index's triggers that count text changes, the counts.
+    static func migrate(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE search_text_version (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                version INTEGER NOT NULL,
+                counted INTEGER NOT NULL
+            );
+            INSERT INTO search_text_version (id, version, counted) VALUES (1, 0, -1);
+            CREATE TABLE search_prefix_count (
+                prefix TEXT PRIMARY KEY NOT NULL,
+                products INTEGER NOT NULL CHECK (products > 0)
+            ) WITHOUT ROWID;
+            CREATE VIRTUAL TABLE product_fts_terms USING fts5vocab(product_fts, 'row');
+            DROP TRIGGER product_fts_insert;
+            DROP TRIGGER product_fts_delete;
+            DROP TRIGGER product_fts_update;
+            """)
+        try db.execute(sql: ProductSearch.createTriggersSQL)
+        try recount(db)
+    }
+
+    /// The products matching a search for `prefix` (one token of at most ``longestPrefix`` characters, as
+    /// the index's tokenizer reads it), when the counts are exact for the catalog's text as it is; nil
+    /// otherwise.
+    static func products(_ db: Database, prefix: String) throws -> Int? {
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT v.version = v.counted, (SELECT products FROM search_prefix_count WHERE prefix = ?)
+            FROM search_text_version v
+            """), arguments: [prefix])
+        guard let row, row[0] as Bool? == true else { return nil }
+        let products: Int? = row[1]  // NULL: no product has a word with that prefix
+        return products ?? 0
+    }
+
+    /// The text version, and the version the counts are exact for.
+    static func versions(_ db: Database) throws -> (version: Int64, counted: Int64) {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT version, counted FROM search_text_version"))
+        return (row?[0] ?? 0, row?[1] ?? -1)
+    }
+
+    /// Counts every prefix again in the index: the counts are then exact for the catalog's text as it is.
+    static func recount(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM search_prefix_count")
+        let prefixes = try String.fetchAll(db, sql: (1...longestPrefix).map {
+            "SELECT DISTINCT substr(term, 1, \($0)) FROM product_fts_terms"
+        }.joined(separator: " UNION "))
+        let count = try db.makeStatement(sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH ?")
+        let insert = try db.makeStatement(sql: "INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)")
+        for prefix in prefixes {
+            let products = try Int.fetchOne(count, arguments: ["\"" + prefix.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"]) ?? 0
+            if products > 0 { try insert.execute(arguments: [prefix, products]) }
+        }
+        try db.execute(sql: "UPDATE search_text_version SET counted = version")
+    }
+
+    /// Applies changes of product text made in this transaction since the text version was `before`: for
+    /// each product, its text before (nil: created) and after (nil: deleted), as stored. When the counts were
+    /// exact before and the changes are all the index counted since, they are exact after; otherwise they
+    /// stay stale.
+    static func textsChanged(_ db: Database, since before: Int64, _ changes: [(old: ProductText?, new: ProductText?)]) throws {
+        let now = try versions(db)
+        let counted = changes.filter { $0.old != $0.new }.count
+        guard now.counted == before, now.version - before == counted, counted > 0 else { return }
+        let tokenizer = try db.makeTokenizer(ProductSearch.tokenizer)
+        // Keyed by scalars, as SQLite compares text (Swift's String equality would merge canonically
+        // equivalent characters, which the index keeps apart).
+        var delta: [[Unicode.Scalar]: Int] = [:]
+        for change in changes where change.old != change.new {
+            let old = try change.old.map { try prefixes(of: $0, tokenizer) } ?? []
+            let new = try change.new.map { try prefixes(of: $0, tokenizer) } ?? []
+            for prefix in old.subtracting(new) { delta[prefix, default: 0] -= 1 }
+            for prefix in new.subtracting(old) { delta[prefix, default: 0] += 1 }
+        }
+        for (scalars, change) in delta where change != 0 {
+            var prefix = ""
+            prefix.unicodeScalars.append(contentsOf: scalars)
+            let products = (try Int.fetchOne(db, sql: "SELECT products FROM search_prefix_count WHERE prefix = ?", arguments: [prefix]) ?? 0) + change
+            if products > 0 {
+                try db.execute(sql: """
+                    INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)
+                    ON CONFLICT (prefix) DO UPDATE SET products = excluded.products
+                    """, arguments: [prefix, products])
+            } else {
+                try db.execute(sql: "DELETE FROM search_prefix_count WHERE prefix = ?", arguments: [prefix])
+            }
+        }
+        try db.execute(sql: "UPDATE search_text_version SET counted = version")
+    }
+
+    /// The prefixes (of 1 to ``longestPrefix`` characters) of the tokens of a product's text, as the index
+    /// reads them.
+    static func prefixes(of text: ProductText, _ tokenizer: any FTS5Tokenizer) throws -> Set<[Unicode.Scalar]> {
+        var prefixes = Set<[Unicode.Scalar]>()
+        for column in [text.name, text.description] {
+            for (token, _) in try tokenizer.tokenize(document: column) {
+                let scalars = Array(token.unicodeScalars.prefix(longestPrefix))
+                for length in 1...max(scalars.count, 1) where length <= scalars.count { prefixes.insert(Array(scalars.prefix(length))) }
+            }
+        }
+        return prefixes
+    }
+}
+
+/// The text of a product that the search index reads.
+struct ProductText: Equatable, Sendable {
+    var name: String
+    var description: String
+
+    /// Equal as SQLite compares text: byte for byte (not up to canonical equivalence, as Swift's `==` on
+    /// strings would be).
+    static func == (left: ProductText, right: ProductText) -> Bool {
+        left.name.utf8.elementsEqual(right.name.utf8) && left.description.utf8.elementsEqual(right.description.utf8)
+    }
+}
+
+extension ProductText {
+    /// `product`'s text.
+    init(_ product: Product) {
+        self.init(name: product.name, description: product.description)
+    }
+
+    /// The text of product `id` as stored (a string is stored up to its first NUL character), or nil.
+    static func stored(_ db: Database, id: String) throws -> ProductText? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT name, description FROM product WHERE id = ?"), arguments: [id])
+            .map { ProductText(name: $0[0], description: $0[1]) }
+    }
+}
