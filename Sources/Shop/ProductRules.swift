@@ -24,10 +24,16 @@ public enum ProductRules {
         return nil
     }
 
-    /// Checks a description: at most 500 characters.
+    /// Checks a description: at most 500 characters; line breaks and tabs allowed, other control characters
+    /// not (SQLite would store a description only up to a NUL character, and answer with less than was sent).
     public static func descriptionError(_ description: String) -> String? {
-        description.unicodeScalars.count > maximumDescriptionLength
-            ? "Description must be at most \(maximumDescriptionLength) characters." : nil
+        if description.unicodeScalars.count > maximumDescriptionLength {
+            return "Description must be at most \(maximumDescriptionLength) characters."
+        }
+        if description.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) {
+            return "Description must not contain control characters other than line breaks."
+        }
+        return nil
     }
 
     /// The highest unit price: it keeps every cart total and its tax (amount times basis points) far
