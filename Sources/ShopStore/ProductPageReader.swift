@@ -7,8 +7,8 @@ import Shop
 ///
 /// Without search text the page is read along the sort's index. With search text there are two plans,
 /// because SQLite's own choices are slow at either end of a 100 000-product catalog:
-/// - **sparse** matches (a word few products contain): SQL lists the matches and sorts them — cheap,
-///   since there are few of them;
+/// - **sparse** matches (a word few products contain): the matches are collected and sorted — cheap,
+///   since there are few of them (in a category, SQL lists and sorts them);
 /// - **dense** matches (one letter typed: tens of thousands of products): sorting every match costs
 ///   ~40 ms, so the products are walked in page order along the sort's index, keeping matches until the
 ///   page is full — a few hundred steps. In the whole catalog each product's text is tested with the
@@ -78,6 +78,10 @@ struct ProductPageReader {
                     guard query.categoryId == nil else { break }
                     return try sorted(db, matches)
                 }
+                // Matches are not spread evenly in page order (at 1 M products, "smart linen" matches only
+                // names starting with "Smart", 80 % of the way along): a walk that goes far past what an even
+                // spread predicts, and past what sorting the matches would cost (a lookup and a sort step
+                // per match, about ten walking steps), gives up, and the matches are sorted instead.
                 let expectedSteps = Double(max(wanted, 1)) * Double(maximumSeq) / Double(max(matches.count, 1))
                 let budget = query.categoryId == nil
                     ? max(2_000, Int(min(4 * expectedSteps, 1e9)), Self.walkStepsPerSortedMatch * matches.count) : nil
