@@ -46,22 +46,23 @@ struct DirectStatement {
     /// Runs the statement to its end (an insert, update or delete).
     /// - Throws: A `DatabaseError` when SQLite refuses it (a constraint, say).
     func execute(_ arguments: [Argument]) throws {
-        try run(arguments) { _ in false }
+        try forEachRow(arguments) { _ in false }
     }
 
     /// The first row's value read by `read`, or nil when the statement gives no row.
     /// - Throws: A `DatabaseError` when SQLite fails.
     func one<T>(_ arguments: [Argument], _ read: (Row) throws -> T) throws -> T? {
         var value: T?
-        try run(arguments) { row in
+        try forEachRow(arguments) { row in
             value = try read(row)
             return false
         }
         return value
     }
 
-    /// Binds `arguments`, steps while `body` returns true for each row, and resets the statement.
-    private func run(_ arguments: [Argument], _ body: (Row) throws -> Bool) throws {
+    /// Binds `arguments`, calls `body` with each row while it returns true, and resets the statement.
+    /// - Throws: A `DatabaseError` when SQLite fails, or what `body` throws.
+    func forEachRow(_ arguments: [Argument], while body: (Row) throws -> Bool) throws {
         let handle = statement.sqliteStatement
         defer {
             sqlite3_reset(handle)

@@ -44,8 +44,7 @@ final class GroupCommit: Sendable {
     private let queue = Locked(Queue())
     /// What the writes of the transaction under way asked to run once it ends (see ``afterTransaction(_:)``).
     private let transactionEnd = Locked<[@Sendable (_ committed: Bool) -> Void]>([])
-    /// How many groups were handed to the writer queue because another connection held the write lock
-    /// when an inline commit began (for tests and profiles).
+    /// How many inline groups went to the writer queue (see ``handedOffGroups``).
     private let handOffs = Locked(0)
 
     /// A group commit over `writer`, committing where `placement` says.

@@ -227,12 +227,7 @@ struct ProductPageReader {
         }
         guard !gaveUp else { return nil }
         let total = query.categoryId == nil ? matches.count : seen
-        guard !pageSeqs.isEmpty else { return ProductPage(products: [], totalCount: total) }
-        let placeholders = Array(repeating: "?", count: pageSeqs.count).joined(separator: ",")
-        let products = try StoredRows.products(
-            db, sql: "SELECT \(StoredRows.productColumns) FROM product p WHERE p.seq IN (\(placeholders)) ORDER BY \(orderClause)",
-            arguments: StatementArguments(pageSeqs))
-        return ProductPage(products: products, totalCount: total)
+        return ProductPage(products: try products(db, seqs: pageSeqs), totalCount: total)
     }
 
     /// The page by walking every product in page order and testing its text with `matcher`; the total is
@@ -242,25 +237,17 @@ struct ProductPageReader {
         var seen = 0
         var steps = 0
         var gaveUp = false
-        let statement = try db.cachedStatement(sql: "SELECT p.seq, p.name, p.description FROM product p ORDER BY \(orderClause)")
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        while pageSeqs.count < limit && seen < total {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
-            }
+        guard limit > 0, total > 0 else { return ProductPage(products: [], totalCount: total) }
+        try DirectStatement(db, "SELECT p.seq, p.name, p.description FROM product p ORDER BY \(orderClause)").forEachRow([]) { row in
             steps += 1
             if let budget, steps > budget {
                 gaveUp = true
-                break
+                return false
             }
-            let name = String(cString: sqlite3_column_text(handle, 1))
-            let description = String(cString: sqlite3_column_text(handle, 2))
-            guard try matcher.matches(name: name, description: description) else { continue }
-            if seen >= offset { pageSeqs.append(sqlite3_column_int64(handle, 0)) }
+            guard try matcher.matches(name: row.text(1), description: row.text(2)) else { return true }
+            if seen >= offset { pageSeqs.append(row.int64(0)) }
             seen += 1
+            return pageSeqs.count < limit && seen < total
         }
         guard !gaveUp else { return nil }
         return ProductPage(products: try products(db, seqs: pageSeqs), totalCount: total)
