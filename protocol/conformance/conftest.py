@@ -8,6 +8,7 @@ import pathlib
 
 import pytest
 
+from postgres_databases import POSTGRES
 from storefront_session import FRAMINGS, Mirrors, Session, server_command
 from contract import Contract
 
@@ -23,6 +24,24 @@ def server_bin() -> str:
     if not os.access(path, os.X_OK):
         pytest.exit(f"no server binary at {path}; build it with `swift build --product storefront`", returncode=2)
     return path
+
+
+@pytest.fixture(autouse=True)
+def drop_postgres_databases():
+    """Under STOREFRONT_DATABASE, drops the databases a test's servers used once they are reaped (an
+    autouse fixture is set up before the fixtures a test asks for, so it is torn down after them)."""
+    yield
+    if POSTGRES:
+        POSTGRES.drop_test_databases()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if POSTGRES:
+        POSTGRES.drop_all()
+
+
+def pytest_report_header(config):
+    return f"database: {POSTGRES.url} (PostgreSQL)" if POSTGRES else "database: SQLite"
 
 
 @pytest.fixture(params=FRAMINGS)

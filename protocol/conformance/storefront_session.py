@@ -19,6 +19,8 @@ from typing import Any, Callable, Iterable
 
 import jsonpatch
 
+from postgres_databases import POSTGRES
+
 FRAMINGS = ("ndjson", "lsp")
 
 #: Seconds to wait for one message before the test fails: a guard against a hung server, not a measure
@@ -41,13 +43,15 @@ def encode(message: Any, framing: str) -> bytes:
 
 
 def server_command(binary: str, framing: str | None, extra: Iterable[str] = ()) -> list[str]:
-    """The argv of `storefront serve` with the framing under test and an in-memory shop when supported."""
+    """The argv of `storefront serve` with the framing under test and an in-memory shop when supported.
+    Under STOREFRONT_DATABASE, its `--database` is on PostgreSQL instead (see postgres_databases)."""
     argv = [binary, "serve"]
     if framing is not None:
         argv += ["--framing", framing]
     if supports_option(binary, "--database"):
         argv += ["--database", ":memory:"]
-    return argv + list(extra)
+    argv += list(extra)
+    return POSTGRES.translate(binary, argv) if POSTGRES else argv
 
 
 _help_cache: dict[str, str] = {}
