@@ -25,17 +25,17 @@ enum AccountRows {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE email = ? AND id IS NOT ?)", arguments: [email, id]) == true
     }
 
-    /// Stores a new session of an account.
-    static func insertSession(_ db: Database, id: String, tokenDigest: String, accountId: Int64, at now: Date, expiresAt: Date) throws {
+    /// Stores a new session of an account (its token only as a digest).
+    static func insertSession(_ db: Database, _ session: NewSession, accountId: Int64) throws {
         try db.execute(sql: """
             INSERT INTO account_session (id, tokenDigest, accountId, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [id, tokenDigest, accountId, StoredDate.milliseconds(now), StoredDate.milliseconds(expiresAt)])
+            """, arguments: [session.id, session.token.digest, accountId, StoredDate.milliseconds(session.createdAt),
+                             StoredDate.milliseconds(session.expiresAt)])
     }
 
-    /// Deletes sessions that ended or expired more than a day ago (their tokens resume nothing already;
-    /// the day keeps a sign-out visible to servers that poll the log late).
+    /// Deletes sessions that ended or expired more than ``NewSession/retentionAfterEnd`` ago.
     static func pruneSessions(_ db: Database, now: Date) throws {
-        let cutoff = StoredDate.milliseconds(now.addingTimeInterval(-24 * 60 * 60))
+        let cutoff = NewSession.pruneBefore(now: now)
         try db.execute(sql: "DELETE FROM account_session WHERE expiresAt < ? OR endedAt < ?", arguments: [cutoff, cutoff])
     }
 }

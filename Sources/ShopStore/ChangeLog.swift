@@ -9,11 +9,11 @@ import Shop
 /// An entry names what changed, not the new data: followers read the current data when they publish.
 /// The log is bounded: entries older than ``retention`` or beyond the last ``maximumEntries`` are pruned
 /// now and then by the writers; a follower that fell behind the pruned part reloads everything it shows.
-/// The same table and rules map onto PostgreSQL (a `BIGSERIAL` sequence written in the same transaction,
-/// `NOTIFY` as the wake-up instead of the poll).
-enum ChangeLog {
+/// The same table and rules hold on PostgreSQL (`PostgresStore`'s `PostgresChangeLog`, with `NOTIFY` as the
+/// wake-up instead of the poll).
+package enum ChangeLog {
     /// What an entry says changed.
-    enum Kind: String {
+    package enum Kind: String, Sendable {
         /// A shopper's cart lines (subject the shopper's storage key).
         case cart
         /// A favourite mark (subject: see ``favoriteSubject(owner:productId:isFavorite:)``).
@@ -46,18 +46,28 @@ enum ChangeLog {
     }
 
     /// One entry.
-    struct Entry: Sendable {
-        var seq: Int64
-        var kind: Kind?
-        var subject: String
+    package struct Entry: Sendable {
+        /// The entry's number in the log.
+        package var seq: Int64
+        /// What changed; nil for a kind this version does not know (read as a reason to reload).
+        package var kind: Kind?
+        /// What it changed (see ``Kind``).
+        package var subject: String
+
+        /// An entry as read.
+        package init(seq: Int64, kind: Kind?, subject: String) {
+            self.seq = seq
+            self.kind = kind
+            self.subject = subject
+        }
     }
 
     /// How long entries are kept.
-    static let retention: TimeInterval = 24 * 60 * 60
+    package static let retention: TimeInterval = 24 * 60 * 60
     /// How many entries are kept at most.
-    static let maximumEntries: Int64 = 10_000
+    package static let maximumEntries: Int64 = 10_000
     /// Pruning runs when a new entry's number is a multiple of this.
-    static let pruneEvery: Int64 = 500
+    package static let pruneEvery: Int64 = 500
 
     /// Appends an entry in the current transaction and returns its number; now and then prunes.
     @discardableResult
@@ -80,8 +90,14 @@ enum ChangeLog {
 
     /// The subject of a favourite entry: `<owner> <productId>:1` (marked) or `:0` (unmarked). Owner keys
     /// hold no space.
-    static func favoriteSubject(owner: String, productId: String, isFavorite: Bool) -> String {
+    package static func favoriteSubject(owner: String, productId: String, isFavorite: Bool) -> String {
         "\(owner) \(productId):\(isFavorite ? 1 : 0)"
+    }
+
+    /// The subject of a `notificationsRead` entry: `<owner> <id>,<id>,…`, naming the notifications that
+    /// changed (never "all": an inbox that loaded a newer one meanwhile keeps that one unread).
+    package static func notificationsReadSubject(owner: Shopper, ids: [String]) -> String {
+        "\(owner.storageKey) \(ids.joined(separator: ","))"
     }
 
     /// The number of the last entry ever written (0 before the first; pruning does not lower it).

@@ -7,16 +7,16 @@ import Shop
 ///
 /// Everything comes from ``seed`` through ``SeededRandom``, so every run, machine and process makes
 /// the same catalog: product `p-0001` always has the same name, price and stock.
-enum DemoCatalog {
+package enum DemoCatalog {
     /// Products in a fresh database.
-    static let defaultProductCount = 240
+    package static let defaultProductCount = 240
     /// The generator's seed.
-    static let seed: UInt64 = 0x5EED_5709_EF00_0001
+    package static let seed: UInt64 = 0x5EED_5709_EF00_0001
     /// The newest demo product's creation date: 2025-06-01T00:00:00Z.
     static let newestDate = Date(timeIntervalSince1970: 1_748_736_000)
 
     /// Categories with their tax rate in basis points.
-    static let categories: [(category: Category, taxRate: Int, nouns: [String])] = [
+    package static let categories: [(category: Category, taxRate: Int, nouns: [String])] = [
         (Category(id: "books", name: "Books"), 700,
          ["Novel", "Cookbook", "Atlas", "Notebook", "Poetry Collection", "Field Guide", "Biography", "Comic"]),
         (Category(id: "electronics", name: "Electronics"), 1900,
@@ -83,7 +83,7 @@ enum DemoCatalog {
     }
 
     /// Product number `number` of `count`; later numbers are newer.
-    static func makeProduct(number: Int, of count: Int, idWidth: Int, random: inout SeededRandom) -> Product {
+    package static func makeProduct(number: Int, of count: Int, idWidth: Int, random: inout SeededRandom) -> Product {
         let entry = categories[Int.random(in: 0..<categories.count, using: &random)]
         let adjective = adjectives.randomElement(using: &random)!
         let material = materials.randomElement(using: &random)!
@@ -104,14 +104,14 @@ enum DemoCatalog {
 }
 
 /// Product and order identifiers.
-enum Identifiers {
+package enum Identifiers {
     /// `"p-"` and the number, zero-padded to `width` digits.
-    static func product(_ number: Int, width: Int = 4) -> String {
+    package static func product(_ number: Int, width: Int = 4) -> String {
         "p-" + zeroPadded(number, width: width)
     }
 
     /// `"o-"` and the number, zero-padded to 6 digits.
-    static func order(_ number: Int) -> String {
+    package static func order(_ number: Int) -> String {
         "o-" + zeroPadded(number, width: 6)
     }
 
@@ -122,12 +122,12 @@ enum Identifiers {
 }
 
 /// Dates as stored: integer milliseconds since 1970.
-enum StoredDate {
-    static func milliseconds(_ date: Date) -> Int64 {
+package enum StoredDate {
+    package static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
-    static func date(_ milliseconds: Int64) -> Date {
+    package static func date(_ milliseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

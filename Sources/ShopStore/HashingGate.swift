@@ -3,18 +3,18 @@
 /// Each Argon2id hash holds 64 MiB while it runs (``Credentials/PasswordHasher/Cost/standard``): a client
 /// that opened many sign-in screens and sent a burst of attempts would otherwise make the server take
 /// gigabytes. Waiters are served in arrival order.
-actor HashingGate {
+package actor HashingGate {
     private let limit: Int
     private var running = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     /// A gate letting `limit` hashes run at once.
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
     /// Runs `work` once fewer than `limit` others run.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async rethrows -> T {
+    package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async rethrows -> T {
         if running >= limit {
             await withCheckedContinuation { waiting.append($0) }
         } else {

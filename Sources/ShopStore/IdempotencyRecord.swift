@@ -3,9 +3,9 @@ import GRDB
 import Shop
 
 /// Idempotency keys recorded in the transaction of the change they keyed (table `idempotency_key`).
-enum IdempotencyRecord {
+package enum IdempotencyRecord {
     /// What a keyed write found.
-    enum Check {
+    package enum Check {
         /// The key is new (or there is none): apply the change and record it.
         case apply
         /// The key was recorded with the same request: do not apply again; answer from the outcome.
@@ -36,11 +36,11 @@ enum IdempotencyRecord {
     }
 
     /// `key=value` lines; keys and values are identifiers without newlines or `=`.
-    private static func encode(_ outcome: IdempotentOutcome) -> String {
+    package static func encode(_ outcome: IdempotentOutcome) -> String {
         outcome.keys.sorted().map { "\($0)=\(outcome[$0]!)" }.joined(separator: "\n")
     }
 
-    private static func decode(_ text: String) -> IdempotentOutcome {
+    package static func decode(_ text: String) -> IdempotentOutcome {
         Dictionary(text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
             return parts.count == 2 ? (parts[0], parts[1]) : nil

@@ -13,12 +13,12 @@ import Shop
 /// notification that is still unread for the same account and product is replaced by the new one (new
 /// body and time, at the top, a new id) rather than duplicated, so a fast market cannot flood an inbox.
 /// An inbox keeps its newest ``maximumPerAccount`` notifications.
-enum InboxRows {
+package enum InboxRows {
     /// Change-log entries a producer wrote, in log order, with the events to publish for each.
     typealias Entries = [(seq: Int64, events: [ShopEvent])]
 
     /// How many notifications an inbox keeps; older ones are deleted as new ones arrive.
-    static let maximumPerAccount = 500
+    package static let maximumPerAccount = 500
 
     /// The columns ``notification(_:)`` reads, in order.
     static let columns = "seq, kind, title, body, productId, orderId, createdAt, readAt"
@@ -28,22 +28,15 @@ enum InboxRows {
     /// Notifies `owner` of the order it just placed (in the checkout's transaction).
     static func orderPlaced(_ db: Database, order: Order, owner: Shopper, at now: Date) throws -> [(seq: Int64, events: [ShopEvent])] {
         guard let accountId = owner.accountId, try notificationsEnabled(db, accountId: accountId) else { return [] }
-        let units = order.lines.reduce(0) { $0 + $1.quantity }
-        let body = "Order \(order.id): \(units == 1 ? "1 item" : "\(units) items"), total \(order.total)."
-        return [try insert(db, owner: owner, kind: .orderPlaced, title: "Order placed", body: body,
+        let notice = InboxNotices.orderPlaced(order)
+        return [try insert(db, owner: owner, kind: .orderPlaced, title: notice.title, body: notice.body,
                            productId: nil, orderId: order.id, at: now)]
     }
 
     /// Notifies every account that favourited the product (and enabled notifications) that it came back
     /// in stock (stock 0 -> more) or that its price was lowered (in the product update's transaction).
     static func productChanged(_ db: Database, from old: Product, to new: Product, at now: Date) throws -> [(seq: Int64, events: [ShopEvent])] {
-        var notices: [(kind: InboxNotification.Kind, title: String, body: String)] = []
-        if old.stock == 0, new.stock > 0 {
-            notices.append((.backInStock, "Back in stock", "\(new.name) is back in stock (\(new.stock) available)."))
-        }
-        if new.price < old.price {
-            notices.append((.priceDropped, "Price lowered", "\(new.name) now costs \(new.price) (was \(old.price))."))
-        }
+        let notices = InboxNotices.productChanged(from: old, to: new)
         guard !notices.isEmpty else { return [] }
         let owners = try String.fetchAll(db.cachedStatement(sql: """
             SELECT f.owner FROM favorite f JOIN account a ON f.owner = 'a:' || a.id

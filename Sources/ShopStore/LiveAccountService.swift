@@ -19,18 +19,12 @@ struct LiveAccountService: AccountService {
     // MARK: Registration and sign-in
 
     func register(email: String, password: String) async throws -> AccountSession {
-        let email = AccountRules.normalizedEmail(email)
-        var errors: [String: String] = [:]
-        errors["email"] = AccountRules.emailError(email)
-        errors["password"] = AccountRules.passwordError(password)
-        guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
+        let email = try CredentialChecks.registration(email: email, password: password)
         // Hashed before the email is looked up: a registration is how an email's existence can be learnt
         // (the issue wants a taken email named), so each try costs what a sign-in attempt does.
         let hash = try await gate.run { [hasher] in try hasher.hash(password) }
-        let token = SessionToken.generate()
-        let sessionId = SecureRandom.identifier()
         let now = now()
-        let expiresAt = now.addingTimeInterval(AccountRules.sessionLifetime)
+        let newSession = NewSession(at: now)
         let (account, seq) = try await StorageError.mapping {
             try await database.write { db -> (Account, Int64?) in
                 // Checked again in the write: another server may have registered the email meanwhile.
@@ -39,31 +33,26 @@ struct LiveAccountService: AccountService {
                     INSERT INTO account (email, passwordHash, name, bio, notificationsEnabled, createdAt) VALUES (?, ?, ?, '', 1, ?)
                     """, arguments: [email, hash, AccountRules.defaultName(forEmail: email), StoredDate.milliseconds(now)])
                 let id = db.lastInsertedRowID
-                try AccountRows.insertSession(db, id: sessionId, tokenDigest: token.digest, accountId: id, at: now, expiresAt: expiresAt)
+                try AccountRows.insertSession(db, newSession, accountId: id)
                 let seq = try Self.adoptLegacyData(db, into: Shopper.account(id), at: now)
                 return (try AccountRows.account(db, id: id)!, seq)
             }
         }
         if let seq { await feed.committed(seq, [.shopperDataChanged(account.shopper)]) }
-        return AccountSession(account: account, sessionId: sessionId, token: token.value, expiresAt: expiresAt)
+        return newSession.signedIn(account)
     }
 
     func signIn(email: String, password: String) async throws -> AccountSession {
-        let email = AccountRules.normalizedEmail(email)
         // Malformed input is refused before anything is read or stored (it names no account).
-        if let error = AccountRules.emailError(email) { throw ShopError.validationFailed(["email": error]) }
-        if password.isEmpty || password.utf8.count > AccountRules.passwordMaximumBytes {
-            throw ShopError.validationFailed(["password": "Enter your password (at most \(AccountRules.passwordMaximumBytes) bytes)."])
-        }
+        let email = try CredentialChecks.signIn(email: email, password: password)
         let now = now()
         // The attempt is counted as a failure before the password is checked, in the transaction that
         // checks the lock: attempts sent in parallel cannot pass the lock by all reading it before any
         // failed. A success removes the count.
         let stored = try await StorageError.mapping {
             try await database.write { db -> (id: Int64, hash: String)? in
-                try db.execute(sql: "DELETE FROM sign_in_failure WHERE at < ?",
-                               arguments: [StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))])
-                if let lockedUntil = try Self.lockedUntil(db, email: email, now: now) { throw Self.locked(until: lockedUntil, now: now) }
+                try db.execute(sql: "DELETE FROM sign_in_failure WHERE at < ?", arguments: [SignInLock.windowStart(now: now)])
+                try SignInLock.check(failures: Self.recentFailures(db, email: email, now: now), now: now)
                 try db.execute(sql: "INSERT INTO sign_in_failure (email, at) VALUES (?, ?)", arguments: [email, StoredDate.milliseconds(now)])
                 return try Row.fetchOne(db, sql: "SELECT id, passwordHash FROM account WHERE email = ?", arguments: [email]).map { ($0[0], $0[1]) }
             }
@@ -77,27 +66,25 @@ struct LiveAccountService: AccountService {
             return hasher.verify(password, against: stored.hash)
         }
         guard verified, let stored else {
-            let lock = try await StorageError.mapping {
-                try await database.writer.read { db in try Self.lockedUntil(db, email: email, now: now) }
+            let failures = try await StorageError.mapping {
+                try await database.writer.read { db in try Self.recentFailures(db, email: email, now: now) }
             }
-            if let lock { throw Self.locked(until: lock, now: now) }
+            try SignInLock.check(failures: failures, now: now)
             throw ShopError.invalidCredentials
         }
         let rehash = hasher.needsRehash(stored.hash) ? try? await gate.run { [hasher] in try hasher.hash(password) } : nil
-        let token = SessionToken.generate()
-        let sessionId = SecureRandom.identifier()
-        let expiresAt = now.addingTimeInterval(AccountRules.sessionLifetime)
+        let newSession = NewSession(at: now)
         let account = try await StorageError.mapping {
             try await database.write { db -> Account in
                 try db.execute(sql: "DELETE FROM sign_in_failure WHERE email = ?", arguments: [email])
                 if let rehash { try db.execute(sql: "UPDATE account SET passwordHash = ? WHERE id = ?", arguments: [rehash, stored.id]) }
                 try AccountRows.pruneSessions(db, now: now)
-                try AccountRows.insertSession(db, id: sessionId, tokenDigest: token.digest, accountId: stored.id, at: now, expiresAt: expiresAt)
+                try AccountRows.insertSession(db, newSession, accountId: stored.id)
                 guard let account = try AccountRows.account(db, id: stored.id) else { throw ShopError.invalidCredentials }
                 return account
             }
         }
-        return AccountSession(account: account, sessionId: sessionId, token: token.value, expiresAt: expiresAt)
+        return newSession.signedIn(account)
     }
 
     func resume(token: String) async throws -> AccountSession {
@@ -210,11 +197,8 @@ struct LiveAccountService: AccountService {
             guard let product = try StoredRows.product(db, id: productId) else { continue }
             let existing = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?",
                                             arguments: [account.storageKey, productId]) ?? 0
-            let requested = existing + guestQuantity
-            let kept = max(existing, min(requested, product.stock, product.maxPerOrder))
-            if kept < requested {
-                capped.append(CappedLine(productId: productId, name: product.name, requested: requested, kept: kept))
-            }
+            let (kept, cappedLine) = CartRules.merged(existing: existing, adding: guestQuantity, of: product)
+            if let cappedLine { capped.append(cappedLine) }
             guard kept > existing else { continue }
             try db.execute(sql: """
                 INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
@@ -245,22 +229,9 @@ struct LiveAccountService: AccountService {
 
     // MARK: Locking out guessing
 
-    /// Until when sign-ins for `email` are refused, or nil when they are not.
-    private static func lockedUntil(_ db: Database, email: String, now: Date) throws -> Date? {
-        let since = StoredDate.milliseconds(now.addingTimeInterval(-AccountRules.failureWindow))
-        let failures = try Int64.fetchAll(db, sql: "SELECT at FROM sign_in_failure WHERE email = ? AND at > ? ORDER BY at",
-                                          arguments: [email, since])
-        guard failures.count >= AccountRules.failuresBeforeLock, let last = failures.last else { return nil }
-        // Rounded up to a whole second: the time is sent without fractions, and a client that retries at
-        // the time it was given must not be refused again.
-        let exact = StoredDate.date(last).addingTimeInterval(AccountRules.lockDuration(afterFailures: failures.count))
-        let until = Date(timeIntervalSince1970: exact.timeIntervalSince1970.rounded(.up))
-        return until > now ? until : nil
-    }
-
-    private static func locked(until: Date, now: Date) -> ShopError {
-        ShopError.signInLocked(
-            retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))),
-            lockedUntil: until.formatted(.iso8601))
+    /// The times of `email`'s failed sign-ins that still count at `now`, oldest first.
+    private static func recentFailures(_ db: Database, email: String, now: Date) throws -> [Int64] {
+        try Int64.fetchAll(db, sql: "SELECT at FROM sign_in_failure WHERE email = ? AND at > ? ORDER BY at",
+                           arguments: [email, SignInLock.windowStart(now: now)])
     }
 }

@@ -27,7 +27,7 @@ struct LiveCartService: CartService {
                 .one([.text(owner), .text(productId)]) { $0.int(0) } ?? 0
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = current.addingReportingOverflow(quantity)
-            try Self.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
+            try CartRules.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
             try DirectStatement(db, """
                 INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
                 ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
@@ -49,7 +49,7 @@ struct LiveCartService: CartService {
             guard let product = try StoredRows.product(db, id: productId) else {
                 throw ShopError.productNotFound(productId)
             }
-            try Self.checkAvailability(of: product, quantity: quantity)
+            try CartRules.checkAvailability(of: product, quantity: quantity)
             try DirectStatement(db, "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
                 .execute([.integer(Int64(quantity)), .text(owner), .text(productId)])
         }
@@ -93,16 +93,5 @@ struct LiveCartService: CartService {
         let priced = cart.cart
         if let seq { await feed.committed(seq, [.cartChanged(priced, shopper: shopper)]) }
         return priced
-    }
-
-    /// Refuses a quantity the product cannot supply: out of stock, more than in stock, more than allowed per order.
-    static func checkAvailability(of product: Product, quantity: Int) throws {
-        if product.stock == 0 { throw ShopError.outOfStock(product.id, name: product.name) }
-        if quantity > product.stock {
-            throw ShopError.quantityExceedsStock(product.id, name: product.name, requested: quantity, available: product.stock)
-        }
-        if quantity > product.maxPerOrder {
-            throw ShopError.quantityExceedsMaximum(product.id, name: product.name, requested: quantity, maximum: product.maxPerOrder)
-        }
     }
 }

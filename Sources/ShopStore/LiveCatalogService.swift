@@ -9,12 +9,9 @@ struct LiveCatalogService: CatalogService {
     let feed: ChangeFeed
     let now: @Sendable () -> Date
 
-    /// The most products one page may hold.
-    static let maximumPageSize = 200
-
     func page(_ query: ProductQuery) async throws -> ProductPage {
-        let reader = ProductPageReader(
-            query: query, limit: min(max(query.limit, 0), Self.maximumPageSize), offset: max(query.offset, 0))
+        let window = ProductPageWindow(query)
+        let reader = ProductPageReader(query: query, limit: window.limit, offset: window.offset)
         return try await StorageError.mapping {
             try await database.writer.read { db in try reader.read(db) }
         }

@@ -13,11 +13,8 @@ struct LiveNotificationService: NotificationService {
     let now: @Sendable () -> Date
 
     func inbox(of shopper: Shopper, before: String?, limit: Int) async throws -> InboxPage {
-        try Self.requireAccount(shopper)
-        let beforeSeq = try before.map { id in
-            guard let seq = InboxNotification.seq(of: id) else { throw ShopError.notificationNotFound(id) }
-            return seq
-        }
+        try InboxChecks.requireAccount(shopper)
+        let beforeSeq = try InboxChecks.pageStart(before: before)
         return try await StorageError.mapping {
             try await database.writer.read { db in try InboxRows.page(db, owner: shopper, before: beforeSeq, limit: limit) }
         }
@@ -25,7 +22,7 @@ struct LiveNotificationService: NotificationService {
 
     @discardableResult
     func markRead(ids: [String], of shopper: Shopper) async throws -> Int {
-        try Self.requireAccount(shopper)
+        try InboxChecks.requireAccount(shopper)
         let seqs = Set(ids.compactMap(InboxNotification.seq(of:))).sorted()
         let owner = shopper.storageKey
         let now = now()
@@ -39,7 +36,8 @@ struct LiveNotificationService: NotificationService {
                 }
                 let unread = try InboxRows.unreadCount(db, owner: shopper)
                 guard !changed.isEmpty else { return (unread, [], nil) }
-                return (unread, changed, try ChangeLog.append(db, .notificationsRead, "\(owner) \(changed.joined(separator: ","))", at: now))
+                let subject = ChangeLog.notificationsReadSubject(owner: shopper, ids: changed)
+                return (unread, changed, try ChangeLog.append(db, .notificationsRead, subject, at: now))
             }
         }
         if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: changed, unreadCount: unread, shopper: shopper)]) }
@@ -49,7 +47,7 @@ struct LiveNotificationService: NotificationService {
     /// Marks every unread notification read. The entry and the event name them (rather than "all"), so
     /// that an inbox that loaded a newer notification while the event was on its way keeps that one unread.
     func markAllRead(of shopper: Shopper) async throws {
-        try Self.requireAccount(shopper)
+        try InboxChecks.requireAccount(shopper)
         let owner = shopper.storageKey
         let now = now()
         let (changed, logSeq) = try await StorageError.mapping {
@@ -60,7 +58,8 @@ struct LiveNotificationService: NotificationService {
                 try db.execute(sql: "UPDATE notification SET readAt = ? WHERE owner = ? AND readAt IS NULL",
                                arguments: [StoredDate.milliseconds(now), owner])
                 let ids = seqs.map(InboxNotification.id(seq:))
-                return (ids, try ChangeLog.append(db, .notificationsRead, "\(owner) \(ids.joined(separator: ","))", at: now))
+                let subject = ChangeLog.notificationsReadSubject(owner: shopper, ids: ids)
+                return (ids, try ChangeLog.append(db, .notificationsRead, subject, at: now))
             }
         }
         if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: changed, unreadCount: 0, shopper: shopper)]) }
@@ -69,9 +68,5 @@ struct LiveNotificationService: NotificationService {
     @MainActor
     func changes(of shopper: Shopper) -> AsyncStream<InboxChange> {
         events.inboxChanges(of: shopper)
-    }
-
-    private static func requireAccount(_ shopper: Shopper) throws {
-        guard shopper.accountId != nil else { throw ShopError.signInRequired("see your notifications") }
     }
 }

@@ -38,7 +38,7 @@ struct LiveOrderService: OrderService {
                     guard let product = try StoredRows.product(db, id: line.productId) else {
                         throw ShopError.productNotFound(line.productId)
                     }
-                    try LiveCartService.checkAvailability(of: product, quantity: line.quantity)
+                    try CartRules.checkAvailability(of: product, quantity: line.quantity)
                 }
                 let seq = try StoredRows.nextSequence(db, table: "customer_order")
                 let order = Order(

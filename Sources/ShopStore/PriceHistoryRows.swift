@@ -4,9 +4,9 @@ import Shop
 
 /// The `price_point` rows: a product's price history, written in the transaction that changes its price
 /// or stock.
-enum PriceHistoryRows {
+package enum PriceHistoryRows {
     /// The most points kept per product; older ones are deleted as new ones are written.
-    static let maximumPointsPerProduct = 1_000
+    package static let maximumPointsPerProduct = 1_000
 
     /// Records `product`'s price and stock as of `now`, and forgets its points beyond the last
     /// ``maximumPointsPerProduct``.

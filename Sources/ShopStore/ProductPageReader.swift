@@ -139,10 +139,9 @@ struct ProductPageReader {
     /// The fewest steps a walk that tests text takes before giving up.
     static let textWalkMinimumBudget = 1_000
 
-    /// Whether walking in page order beats listing and sorting the matches: a walk takes about
-    /// `wanted × products / matches` steps, a listing handles every match (both a fraction of a µs each).
+    /// Whether walking in page order beats listing and sorting the matches (``ProductPageWindow``'s rule).
     static func prefersWalking(matches: Int, products: Int, wanted: Int) -> Bool {
-        Double(matches) * Double(matches) > Double(max(wanted, 1)) * Double(products)
+        ProductPageWindow.prefersWalking(matches: matches, products: products, wanted: wanted)
     }
 
     /// Walking steps that cost about as much as sorting one match (looking it up by rowid and sorting it).

@@ -6,7 +6,7 @@ import GRDB
 /// The index `product_fts` is an external-content FTS5 table over `product`, kept in step by triggers.
 /// User text never reaches SQL or the FTS5 query language unescaped: ``matchExpression(for:)`` turns
 /// it into quoted FTS5 strings, and the result is bound as a statement parameter.
-enum ProductSearch {
+package enum ProductSearch {
     static let createIndexSQL = """
         CREATE VIRTUAL TABLE product_fts USING fts5(
             name, description, content='product', content_rowid='seq', prefix='1 2 3',
@@ -57,7 +57,7 @@ enum ProductSearch {
     static let tokenizer = FTS5TokenizerDescriptor(components: ["unicode61", "remove_diacritics", "2"])
 
     /// What a search text asks for.
-    enum Filter: Equatable {
+    package enum Filter: Equatable {
         /// No text: every product.
         case everything
         /// Text without a letter or digit: nothing can match it.
@@ -76,7 +76,7 @@ enum ProductSearch {
     /// ```swift
     /// filter(for: #"oak "shelf"#)   // .match(#""oak" """shelf"*"#)
     /// ```
-    static func filter(for text: String) -> Filter {
+    package static func filter(for text: String) -> Filter {
         let words = text.split(whereSeparator: \.isWhitespace)
         if words.isEmpty { return .everything }
         let searchable = searchableWords(in: text)
@@ -87,7 +87,7 @@ enum ProductSearch {
 
     /// The words of `text` that can match something (those with a letter or digit), in order: each is one
     /// phrase of the search.
-    static func searchableWords(in text: String) -> [Substring] {
+    package static func searchableWords(in text: String) -> [Substring] {
         text.split(whereSeparator: \.isWhitespace).filter { $0.contains { $0.isLetter || $0.isNumber } }
     }
 }

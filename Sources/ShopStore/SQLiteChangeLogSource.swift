@@ -1,0 +1,58 @@
+import GRDB
+import Shop
+
+/// A SQLite database's change log, read for a ``ChangeFeed``: each batch in one read transaction.
+struct SQLiteChangeLogSource: ChangeLogSource {
+    let database: ShopDatabase
+
+    func lastSeq() async throws -> Int64 {
+        try await database.writer.read { try ChangeLog.lastSeq($0) }
+    }
+
+    func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
+        try await database.writer.read { db in
+            let read = try ChangeLog.entries(db, after: seq, limit: limit)
+            let entries = try zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs)).map { entry, reading in
+                guard case .read(let meaning) = reading else { return (entry.seq, [ShopEvent]()) }
+                return (entry.seq, try Self.events(of: meaning, db: db))
+            }
+            return ChangeBatch(entries: entries, firstKept: try ChangeLog.firstSeq(db), lastWritten: try ChangeLog.lastSeq(db))
+        }
+    }
+
+    /// The events of an entry, with the data it names as it is now.
+    static func events(of meaning: ChangeLog.Meaning, db: Database) throws -> [ShopEvent] {
+        switch meaning {
+        case .cart(let shopper):
+            return [.cartChanged(try StoredRows.cart(db, of: shopper), shopper: shopper)]
+        case .favorite(let productId, let isFavorite, let shopper):
+            return [.favoriteChanged(productId: productId, isFavorite: isFavorite, shopper: shopper)]
+        case .order(let id):
+            return try StoredRows.order(db, id: id).map { [.orderPlaced($0.order, shopper: $0.shopper)] } ?? []
+        case .productCreated(let id):
+            return try StoredRows.product(db, id: id).map { [.productCreated($0)] } ?? []
+        case .productsDeleted(let ids):
+            return [.productsDeleted(ids)]
+        case .shopper(let shopper):
+            return [.shopperDataChanged(shopper)]
+        case .account(let id):
+            return try AccountRows.account(db, id: id).map { [.accountChanged($0)] } ?? []
+        case .sessionEnded(let sessionId):
+            return [.sessionEnded(sessionId: sessionId)]
+        case .productChanged(let id):
+            return try StoredRows.product(db, id: id).map { [.productChanged($0)] } ?? []
+        case .productMoved(let productId, let from, let to):
+            return [.productMoved(productId: productId, from: from, to: to)]
+        case .notification(let seq, let replacing):
+            guard let (notification, owner) = try InboxRows.notification(db, seq: seq) else { return [] }
+            return [.notificationArrived(notification, replacing: replacing,
+                                         unreadCount: try InboxRows.unreadCount(db, owner: owner), shopper: owner)]
+        case .notificationsRead(let owner, let ids):
+            return [.notificationsRead(ids: ids, unreadCount: try InboxRows.unreadCount(db, owner: owner), shopper: owner)]
+        case .resync:
+            return [.resync]
+        case .nothing:
+            return []
+        }
+    }
+}
