@@ -1,0 +1,58 @@
+import Logging
+import PostgresNIO
+import Shop
+import ShopStore
+
+/// Wakes a `ChangeFeed` when a server commits to the database: `LISTEN` on a connection of its own (a pooled
+/// connection would be handed to other work), re-established after a drop.
+///
+/// A notification only says "the log moved" (its payload, the entry's number, lets the feed skip entries it
+/// published itself); the feed then reads the log past its position. Whenever the connection is (re)made,
+/// the feed catches up once after `LISTEN` took effect, so what was committed while nobody listened is read
+/// then: a dropped connection or a lost notification delays a change, never loses it.
+enum PostgresChangeListener {
+    /// The first wait before reconnecting; doubled after each failed attempt up to ``maximumDelay``.
+    static let firstDelay = Duration.milliseconds(50)
+    /// The longest wait between attempts to reconnect.
+    static let maximumDelay = Duration.seconds(2)
+
+    /// Starts listening for `feed`; the task ends when cancelled or when the feed is released.
+    @MainActor
+    static func start(url: PostgresURL, feed: ChangeFeed, logger: Logger) -> Task<Void, Never> {
+        Task { @MainActor [weak feed] in
+            var delay = firstDelay
+            var attempt = 0
+            while !Task.isCancelled, feed != nil {
+                attempt += 1
+                do {
+                    let connection = try await PostgresConnection.connect(
+                        configuration: try url.connectionConfiguration(), id: attempt, logger: logger)
+                    do {
+                        try await connection.listen(on: PostgresChangeLog.channel) { notifications in
+                            if attempt > 1 { logger.notice("listening to the change log again", metadata: ["attempt": "\(attempt)"]) }
+                            delay = firstDelay
+                            await feed?.catchUp()
+                            for try await notification in notifications {
+                                guard let feed else { return }
+                                if let seq = Int64(notification.payload), seq <= feed.position { continue }
+                                await feed.catchUp()
+                            }
+                        }
+                    } catch {
+                        try? await connection.close()
+                        throw error
+                    }
+                    try? await connection.close()
+                    if !Task.isCancelled { logger.warning("the change log's listening connection ended; reconnecting") }
+                } catch {
+                    if Task.isCancelled { return }
+                    logger.warning("the change log's listening connection failed; reconnecting", metadata: [
+                        "error": "\(String(reflecting: error))", "retryIn": "\(delay)",
+                    ])
+                }
+                do { try await Task.sleep(for: delay) } catch { return }
+                delay = min(delay * 2, maximumDelay)
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import PostgresNIO
+import Shop
+import ShopStore
+
+/// The change log on PostgreSQL: the same entries, kinds and retention as the SQLite store's (`ChangeLog`),
+/// written in the transaction that stores the change.
+///
+/// **Numbering in commit order.** A follower reads "entries after the last one I published", so an entry
+/// must never become visible after one with a higher number. A sequence (`BIGSERIAL`) hands out numbers
+/// when rows are inserted, not when their transactions commit, so a follower could read 11 before 10
+/// commits and skip 10 for good. Here the number comes from the single row of `change_log_head`, updated
+/// in the writing transaction: its row lock is held until that transaction ends, so the next writer gets
+/// the next number only after this one committed (or rolled back, and its number with it: no gaps). The
+/// cost is that writers queue from their first log entry to their commit; the services append entries at
+/// the end of their transactions to keep that window short.
+///
+/// **Wake-up.** Each entry sends `NOTIFY` on ``channel``, delivered by the server when (and only if) the
+/// transaction commits. The payload is the entry's number, a hint that lets a listener that published it
+/// already skip a read; it is never the data, which followers read from the log (payloads are limited in
+/// size and not stored: a listener that was disconnected misses them, and reads the log when it is back).
+enum PostgresChangeLog {
+    /// The `LISTEN`/`NOTIFY` channel of the log.
+    static let channel = "storefront_change_log"
+
+    /// Appends an entry in the current transaction and returns its number; now and then prunes.
+    @discardableResult
+    static func append(_ session: PostgresSession, _ kind: ChangeLog.Kind, _ subject: String = "", at now: Date) async throws -> Int64 {
+        let milliseconds = StoredDate.milliseconds(now)
+        let seq = try await session.value("""
+            WITH next AS (UPDATE change_log_head SET seq = seq + 1 RETURNING seq),
+                 entry AS (INSERT INTO change_log (seq, at, kind, subject)
+                           SELECT seq, \(milliseconds), \(kind.rawValue), \(subject) FROM next RETURNING seq)
+            SELECT seq, pg_notify(\(channel), seq::text) FROM entry
+            """, as: Int64.self)
+        guard let seq else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The change log has no head row.") }
+        if seq % ChangeLog.pruneEvery == 0 { try await prune(session, lastSeq: seq, now: milliseconds) }
+        return seq
+    }
+
+    /// Deletes entries (and idempotency keys) past their retention, and entries beyond the last
+    /// `ChangeLog.maximumEntries`.
+    static func prune(_ session: PostgresSession, lastSeq: Int64, now milliseconds: Int64) async throws {
+        let cutoff = milliseconds - Int64(ChangeLog.retention * 1000)
+        try await session.execute("DELETE FROM change_log WHERE seq <= \(lastSeq - ChangeLog.maximumEntries) OR at < \(cutoff)")
+        try await session.execute("DELETE FROM idempotency_key WHERE at < \(cutoff)")
+    }
+
+    /// The number of the last entry ever written (0 before the first; pruning does not lower it).
+    static func lastSeq(_ session: PostgresSession) async throws -> Int64 {
+        try await session.value("SELECT seq FROM change_log_head WHERE id = 1", as: Int64.self) ?? 0
+    }
+
+    /// The number of the oldest entry kept, or nil when the log is empty.
+    static func firstSeq(_ session: PostgresSession) async throws -> Int64? {
+        try await session.value("SELECT MIN(seq) FROM change_log", as: Int64?.self) ?? nil
+    }
+
+    /// Up to `limit` entries after `seq`, oldest first.
+    static func entries(_ session: PostgresSession, after seq: Int64, limit: Int) async throws -> [ChangeLog.Entry] {
+        try await session.rows("SELECT seq, kind, subject FROM change_log WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)").map { row in
+            let (seq, kind, subject) = try row.decode((Int64, String, String).self)
+            return ChangeLog.Entry(seq: seq, kind: ChangeLog.Kind(rawValue: kind), subject: subject)
+        }
+    }
+}
+
+/// A PostgreSQL database's change log, read for a `ChangeFeed`: each batch in one snapshot.
+struct PostgresChangeLogSource: ChangeLogSource {
+    let database: PostgresShopDatabase
+
+    func lastSeq() async throws -> Int64 {
+        try await database.read { try await PostgresChangeLog.lastSeq($0) }
+    }
+
+    func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
+        try await database.snapshot { session in
+            // The head first: entries read after it can only be at or below it (the snapshot is taken at
+            // the first statement).
+            let lastWritten = try await PostgresChangeLog.lastSeq(session)
+            let read = try await PostgresChangeLog.entries(session, after: seq, limit: limit)
+            var entries: [(seq: Int64, events: [ShopEvent])] = []
+            for (entry, reading) in zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs)) {
+                guard case .read(let meaning) = reading else {
+                    entries.append((entry.seq, []))
+                    continue
+                }
+                entries.append((entry.seq, try await Self.events(of: meaning, session: session)))
+            }
+            return ChangeBatch(entries: entries, firstKept: try await PostgresChangeLog.firstSeq(session), lastWritten: lastWritten)
+        }
+    }
+
+    /// The events of an entry, with the data it names as it is in the snapshot.
+    static func events(of meaning: ChangeLog.Meaning, session: PostgresSession) async throws -> [ShopEvent] {
+        switch meaning {
+        case .cart(let shopper):
+            return [.cartChanged(try await PostgresRows.cart(session, of: shopper), shopper: shopper)]
+        case .favorite(let productId, let isFavorite, let shopper):
+            return [.favoriteChanged(productId: productId, isFavorite: isFavorite, shopper: shopper)]
+        case .order(let id):
+            return try await PostgresRows.order(session, id: id).map { [.orderPlaced($0.order, shopper: $0.shopper)] } ?? []
+        case .productCreated(let id):
+            return try await PostgresRows.product(session, id: id).map { [.productCreated($0)] } ?? []
+        case .productsDeleted(let ids):
+            return [.productsDeleted(ids)]
+        case .shopper(let shopper):
+            return [.shopperDataChanged(shopper)]
+        case .account(let id):
+            return try await PostgresRows.account(session, id: id).map { [.accountChanged($0)] } ?? []
+        case .sessionEnded(let sessionId):
+            return [.sessionEnded(sessionId: sessionId)]
+        case .productChanged(let id):
+            return try await PostgresRows.product(session, id: id).map { [.productChanged($0)] } ?? []
+        case .productMoved(let productId, let from, let to):
+            return [.productMoved(productId: productId, from: from, to: to)]
+        case .notification(let seq, let replacing):
+            guard let (notification, owner) = try await PostgresInboxRows.notification(session, seq: seq) else { return [] }
+            return [.notificationArrived(notification, replacing: replacing,
+                                         unreadCount: try await PostgresInboxRows.unreadCount(session, owner: owner), shopper: owner)]
+        case .notificationsRead(let owner, let ids):
+            return [.notificationsRead(ids: ids, unreadCount: try await PostgresInboxRows.unreadCount(session, owner: owner), shopper: owner)]
+        case .resync:
+            return [.resync]
+        case .nothing:
+            return []
+        }
+    }
+}

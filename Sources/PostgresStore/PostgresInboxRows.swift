@@ -1,0 +1,115 @@
+import Foundation
+import PostgresNIO
+import Shop
+import ShopStore
+
+/// The inbox's producers and reads on PostgreSQL, with the SQLite store's rules (`InboxRows`): a producer
+/// runs in the transaction of the change it is about, only accounts with notifications enabled get any, an
+/// unread back-in-stock or price-drop notice for the same product is replaced rather than repeated, and an
+/// inbox keeps its newest `InboxRows.maximumPerAccount`.
+enum PostgresInboxRows {
+    /// Change-log entries written, in log order, with the events to publish for each.
+    typealias Entries = [(seq: Int64, events: [ShopEvent])]
+
+    /// The columns ``notification(_:)`` decodes, in order.
+    static let columns = "seq, kind, title, body, productId, orderId, createdAt, readAt"
+
+    /// Notifies `owner` of the order it just placed (in the checkout's transaction).
+    static func orderPlaced(_ session: PostgresSession, order: Order, owner: Shopper, at now: Date) async throws -> Entries {
+        guard let accountId = owner.accountId, try await notificationsEnabled(session, accountId: accountId) else { return [] }
+        let notice = InboxNotices.orderPlaced(order)
+        return [try await insert(session, owner: owner, kind: .orderPlaced, title: notice.title, body: notice.body,
+                                 productId: nil, orderId: order.id, at: now)]
+    }
+
+    /// Notifies every account that favourited the product (and enabled notifications) that it came back in
+    /// stock or got cheaper (in the product update's transaction).
+    static func productChanged(_ session: PostgresSession, from old: Product, to new: Product, at now: Date) async throws -> Entries {
+        let notices = InboxNotices.productChanged(from: old, to: new)
+        guard !notices.isEmpty else { return [] }
+        let owners = try await session.rows("""
+            SELECT f.owner FROM favorite f JOIN account a ON f.owner = 'a:' || a.id
+            WHERE f.productId = \(new.id) AND a.notificationsEnabled ORDER BY a.id
+            """).compactMap { Shopper(storageKey: try $0.decode(String.self)) }
+        var entries: Entries = []
+        for owner in owners {
+            for notice in notices {
+                entries.append(try await insert(session, owner: owner, kind: notice.kind, title: notice.title, body: notice.body,
+                                                productId: new.id, orderId: nil, at: now))
+            }
+        }
+        return entries
+    }
+
+    /// A notification from a row selected with ``columns``.
+    static func notification(_ row: PostgresRow) throws -> InboxNotification {
+        let (seq, kind, title, body, productId, orderId, createdAt, readAt) =
+            try row.decode((Int64, String, String, String, String?, String?, Int64, Int64?).self)
+        return InboxNotification(
+            id: InboxNotification.id(seq: seq), kind: InboxNotification.Kind(rawValue: kind) ?? .orderPlaced, title: title, body: body,
+            productId: productId, orderId: orderId, createdAt: StoredDate.date(createdAt), isRead: readAt != nil)
+    }
+
+    /// One notification and its owner, or nil.
+    static func notification(_ session: PostgresSession, seq: Int64) async throws -> (notification: InboxNotification, owner: Shopper)? {
+        guard let row = try await session.first("SELECT \(unescaped: columns), owner FROM notification WHERE seq = \(seq)"),
+              let owner = Shopper(storageKey: try row.makeRandomAccess()[8].decode(String.self)) else { return nil }
+        return (try notification(row), owner)
+    }
+
+    /// A page of `owner`'s inbox, newest first.
+    static func page(_ session: PostgresSession, owner: Shopper, before: Int64?, limit: Int) async throws -> InboxPage {
+        let limit = max(limit, 0)
+        let rows = try await session.rows("""
+            SELECT \(unescaped: columns) FROM notification WHERE owner = \(owner.storageKey) AND seq < \(before ?? .max)
+            ORDER BY seq DESC LIMIT \(limit + 1)
+            """)
+        return InboxPage(items: try rows.prefix(limit).map(notification), unreadCount: try await unreadCount(session, owner: owner),
+                         hasMore: rows.count > limit)
+    }
+
+    /// How many of `owner`'s notifications are unread.
+    static func unreadCount(_ session: PostgresSession, owner: Shopper) async throws -> Int {
+        try await session.value("SELECT COUNT(*) FROM notification WHERE owner = \(owner.storageKey) AND readAt IS NULL", as: Int.self) ?? 0
+    }
+
+    private static func notificationsEnabled(_ session: PostgresSession, accountId: Int64) async throws -> Bool {
+        try await session.value("SELECT notificationsEnabled FROM account WHERE id = \(accountId)", as: Bool.self) ?? false
+    }
+
+    /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox within
+    /// its bound, and writes the change-log entry: subject `n-<new>` or `n-<new> n-<replaced>`.
+    private static func insert(
+        _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
+        orderId: String?, at now: Date
+    ) async throws -> (seq: Int64, events: [ShopEvent]) {
+        let key = owner.storageKey
+        var replaced: Int64?
+        if let productId, kind != .orderPlaced {
+            replaced = try await session.value("""
+                DELETE FROM notification WHERE seq = (
+                    SELECT seq FROM notification WHERE owner = \(key) AND kind = \(kind.rawValue) AND productId = \(productId)
+                      AND readAt IS NULL ORDER BY seq DESC LIMIT 1)
+                RETURNING seq
+                """, as: Int64.self)
+        }
+        let milliseconds = StoredDate.milliseconds(now)
+        guard let seq = try await session.value("""
+            INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt)
+            VALUES (\(key), \(kind.rawValue), \(title), \(body), \(productId), \(orderId), \(milliseconds))
+            RETURNING seq
+            """, as: Int64.self) else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
+        try await session.execute("""
+            DELETE FROM notification WHERE owner = \(key)
+              AND seq <= (SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq DESC LIMIT 1 OFFSET \(InboxRows.maximumPerAccount))
+            """)
+        let notification = InboxNotification(
+            id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
+            createdAt: StoredDate.date(milliseconds), isRead: false)
+        let replacedId = replaced.map(InboxNotification.id(seq:))
+        let subject = [notification.id, replacedId].compactMap { $0 }.joined(separator: " ")
+        let logSeq = try await PostgresChangeLog.append(session, .notification, subject, at: now)
+        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: try await unreadCount(session, owner: owner),
+                                              shopper: owner)])
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PostgresNIO
+import Shop
+import ShopStore
+
+/// The market simulation's storage on PostgreSQL: the changes of one tick in one transaction, each stored
+/// as a product edit is (``PostgresProductChange``: the product row, a price point, a change-log entry,
+/// the notifications it produces).
+///
+/// Several servers may simulate at once on one database, and editors may change the same products: the
+/// transaction first locks the products it changes (`FOR UPDATE`, in id order, as checkouts lock theirs,
+/// so that two ticks never wait for each other in a cycle), then reads them, so each change applies to
+/// the product as the last committed change left it and none is lost. The same seed on the same catalog
+/// gives the same picks; what they do to prices depends on what other servers did first.
+struct PostgresMarketStore: MarketStore {
+    let database: PostgresShopDatabase
+
+    /// The ids of the catalog's products, in creation order.
+    func productIds() async throws -> [String] {
+        try await database.read { session in
+            try await session.rows("SELECT id FROM product ORDER BY seq").map { try $0.decode(String.self) }
+        }
+    }
+
+    /// Stores `changes` in one transaction, after locking their products.
+    func store(_ changes: [MarketWalk.Change], at date: Date) async throws -> PostgresInboxRows.Entries {
+        try await database.write { session in
+            let ids = Array(Set(changes.map(\.productId))).sorted()
+            let locked = try await PostgresRows.products(session, """
+                SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = ANY(\(ids)) ORDER BY p.id FOR UPDATE
+                """)
+            // The products as this transaction changed them: a product picked twice changes twice.
+            var products = Dictionary(uniqueKeysWithValues: locked.map { ($0.id, $0) })
+            var entries: PostgresInboxRows.Entries = []
+            for change in changes {
+                guard let old = products[change.productId] else { continue }
+                let new = change.applied(to: old)
+                guard new != old else { continue }
+                entries += try await PostgresProductChange.store(session, from: old, to: new, at: date)
+                products[change.productId] = new
+            }
+            return entries
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PostgresNIO
+import Shop
+import ShopStore
+
+/// Stores a change of an existing product in the current transaction, as the SQLite store's
+/// `ProductChangeRows` does: the product row, a price point when its price or stock changed, a new
+/// revision of every cart holding it when its price, name or category changed, the change-log entries
+/// (the change, and its move when its category changed), and the notifications the change produces.
+/// Shared by the catalog's `update` and the market simulation, so every change is stored the same way.
+///
+/// The caller must hold the product's row lock (`SELECT … FOR UPDATE`) since it read `old`: otherwise a
+/// change stored meanwhile by another server would be overwritten without being compared against.
+/// The search column follows the text by itself (it is generated from it).
+enum PostgresProductChange {
+    /// Stores `new` in place of `old` (same id) as of `now`.
+    /// - Returns: The change-log entries written, in log order, with the events to publish for each: the
+    ///   product change's first, then the notifications'.
+    static func store(_ session: PostgresSession, from old: Product, to new: Product, at now: Date) async throws -> PostgresInboxRows.Entries {
+        try await session.execute("""
+            UPDATE product SET name = \(new.name), description = \(new.description), price = \(new.price.minorUnits),
+                categoryId = \(new.categoryId), stock = \(Int64(new.stock))
+            WHERE id = \(new.id)
+            """)
+        if old.price != new.price || old.stock != new.stock { try await PostgresPriceHistory.record(session, new, at: now) }
+        if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {
+            // What a cart holding it shows changed (its price, its tax rate, its name): a checkout of the cart
+            // as the shopper saw it before is refused (`cartChanged`) rather than charging what they did not
+            // see. The revisions are locked in owner order, so that two changes of products in the same carts
+            // take their locks in one order and never wait for each other in a cycle.
+            try await session.execute("""
+                INSERT INTO cart_revision (owner, revision)
+                SELECT DISTINCT owner, 1 FROM cart_line WHERE productId = \(new.id) ORDER BY owner
+                ON CONFLICT (owner) DO UPDATE SET revision = cart_revision.revision + 1
+                """)
+        }
+        // The entries last: the change log's lock is held from the first one to the commit.
+        var entries: PostgresInboxRows.Entries = [
+            (try await PostgresChangeLog.append(session, .productChanged, new.id, at: now), [.productChanged(new)]),
+        ]
+        if old.categoryId != new.categoryId {
+            let seq = try await PostgresChangeLog.append(session, .productMoved, "\(new.id) \(old.categoryId) \(new.categoryId)", at: now)
+            entries.append((seq, [.productMoved(productId: new.id, from: old.categoryId, to: new.categoryId)]))
+        }
+        return entries + (try await PostgresInboxRows.productChanged(session, from: old, to: new, at: now))
+    }
+
+    /// Product `id` as stored, locked until the transaction ends (`FOR UPDATE`: a change of it by any
+    /// server waits until then), or nil.
+    static func lockedProduct(_ session: PostgresSession, id: String) async throws -> Product? {
+        try await session.first("SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = \(id) FOR UPDATE")
+            .map(PostgresRows.product)
+    }
+}

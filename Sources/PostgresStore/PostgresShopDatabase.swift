@@ -1,0 +1,209 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Shop
+import ShopStore
+
+/// The shop's PostgreSQL database: a connection pool (postgres-nio's `PostgresClient`), the schema
+/// migrations, and the transactions every service runs in.
+///
+/// Many server processes on many hosts share one database. Writes run in `READ COMMITTED` transactions
+/// that lock the rows they depend on (see `PostgresOrderService` for why row locks rather than
+/// `SERIALIZABLE`); a transaction the server rolled back for a deadlock or a serialization conflict is
+/// run again, up to ``conflictRetries`` times, before the caller sees a retryable error. Every operation
+/// has a deadline (``answerTimeout``): a database that does not answer, because it is down or the network
+/// to it is cut, fails the request with a retryable error instead of holding it.
+///
+/// ```swift
+/// let database = try await PostgresShopDatabase.open(url: PostgresURL("postgres://shop@db:5432/shop"))
+/// let services = ShopServices.postgres(database: database)
+/// ```
+public final class PostgresShopDatabase: Sendable {
+    /// The address (its `description` hides the password).
+    public let url: PostgresURL
+    /// The pool.
+    let client: PostgresClient
+    /// The last change-log entry when the database was opened: where this server's feed starts.
+    let lastSeqAtOpen: Int64
+    let logger: Logger
+    private let running: Task<Void, Never>
+    /// Work that lives as long as the database (the change feed's listener), cancelled when it is released.
+    private let kept = Locked<[Task<Void, Never>]>([])
+
+    /// How long one database operation (a read, or a whole write transaction with its retries) may take
+    /// before the request fails with a retryable `storageFailed` error: the same bound as SQLite's busy timeout.
+    public static let answerTimeout = Duration.seconds(5)
+    /// How long opening may take: applying the migrations of a new database (seeding its catalog, building
+    /// its search index) is work, not a wait, and it happens once.
+    public static let openTimeout = Duration.seconds(120)
+    /// How long replacing the catalog may take (`storefront seed`: a million products take minutes).
+    public static let seedTimeout = Duration.seconds(3_600)
+    /// How often a transaction rolled back by a conflict is run again.
+    static let conflictRetries = 8
+    /// Connections each server process keeps at most (writes from one process are few at a time: its
+    /// clients' actions run one after another on the main actor, plus the analytics writer and reads).
+    public static let maximumConnections = 8
+
+    private init(url: PostgresURL, client: PostgresClient, running: Task<Void, Never>, lastSeq: Int64, logger: Logger) {
+        self.url = url
+        self.client = client
+        self.running = running
+        lastSeqAtOpen = lastSeq
+        self.logger = logger
+    }
+
+    deinit {
+        running.cancel()
+        for task in kept.withLock({ $0 }) { task.cancel() }
+    }
+
+    /// Keeps `task` running until the database is released.
+    func keep(_ task: Task<Void, Never>) {
+        kept.withLock { $0.append(task) }
+    }
+
+    /// Connects, applies pending migrations (creating the tables and the demo catalog in an empty
+    /// database) and returns the open database.
+    /// - Throws: ``ShopError`` `storageFailed` naming the database when it cannot be reached or migrated.
+    public static func open(url: PostgresURL, logger: Logger = Logger(label: "storefront.postgres")) async throws -> PostgresShopDatabase {
+        var configuration = url.clientConfiguration()
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.minimumConnections = 1
+        configuration.options.connectTimeout = answerTimeout
+        // The pool's keep-alive notices a connection the network dropped before a request does.
+        configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let running = Task { await client.run() }
+        do {
+            let lastSeq = try await withDeadline(openTimeout) {
+                try await client.withConnection { connection in
+                    let session = PostgresSession(connection: connection, logger: logger)
+                    try await PostgresSchema.migrate(session)
+                    return try await PostgresChangeLog.lastSeq(session)
+                }
+            }
+            return PostgresShopDatabase(url: url, client: client, running: running, lastSeq: lastSeq, logger: logger)
+        } catch {
+            running.cancel()
+            guard var shopError = PostgresStorageError.map(error) as? ShopError else { throw error }
+            shopError.message = "Cannot open the database \(url): \(shopError.message)"
+            shopError.details["database"] = url.description
+            throw shopError
+        }
+    }
+
+    /// Runs `body` on a pooled connection, outside a transaction: for single-statement reads.
+    func read<T: Sendable>(
+        timeout: Duration = answerTimeout, _ body: @escaping @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
+        try await PostgresStorageError.mapping {
+            try await Self.withDeadline(timeout) { [client, logger] in
+                try await client.withConnection { try await body(PostgresSession(connection: $0, logger: logger)) }
+            }
+        }
+    }
+
+    /// Runs `body` in one read-only `REPEATABLE READ` transaction: several statements that see one snapshot.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try await read { session in
+            try await Self.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        }
+    }
+
+    /// Runs `body` in a `READ COMMITTED` transaction, again when the server rolls it back for a deadlock or
+    /// a serialization conflict; returns once it committed.
+    /// - Throws: What `body` throws, or ``ShopError`` `storageFailed` (retryable when the database is
+    ///   unavailable or the conflicts persisted).
+    func write<T: Sendable>(
+        timeout: Duration = answerTimeout, _ body: @escaping @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
+        try await read(timeout: timeout) { session in
+            var attempt = 1
+            while true {
+                do {
+                    return try await Self.transaction(session, begin: "BEGIN", body)
+                } catch where attempt < Self.conflictRetries && PostgresStorageError.isConflict(error) {
+                    attempt += 1
+                }
+            }
+        }
+    }
+
+    private static func transaction<T>(
+        _ session: PostgresSession, begin: PostgresQuery, _ body: (PostgresSession) async throws -> T
+    ) async throws -> T {
+        try await session.execute(begin)
+        do {
+            let value = try await body(session)
+            try await session.execute("COMMIT")
+            return value
+        } catch {
+            // After a failed COMMIT the server has ended the transaction already; the ROLLBACK is then a no-op.
+            _ = try? await session.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body`, or fails with ``AnswerTimeout`` when it has not finished after `timeout`.
+    ///
+    /// The operation is not cancelled at the deadline (postgres-nio cannot abandon a query in flight): it
+    /// finishes or fails on its own when the connection does, holding its pooled connection until then.
+    /// What matters here is that the request is answered within a bounded time.
+    static func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let answered = Locked(false)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let claim: @Sendable () -> Bool = { answered.withLock { done in defer { done = true }; return !done } }
+            let timer = Task {
+                do { try await Task.sleep(for: timeout) } catch { return }
+                if claim() { continuation.resume(throwing: AnswerTimeout()) }
+            }
+            Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                timer.cancel()
+                if claim() { continuation.resume(with: result) }
+            }
+        }
+    }
+
+    // MARK: Maintenance, as ShopDatabase offers it
+
+    /// Replaces the catalog with `count` generated products (the same ones ``ShopDatabase/seed(products:)``
+    /// generates), in one transaction. The carts and favourites are emptied; orders are kept. Every server
+    /// on the database reloads what it shows.
+    /// - Throws: ``ShopError`` `storageFailed`.
+    public func seed(products count: Int) async throws {
+        try await write(timeout: Self.seedTimeout) { session in
+            try await session.execute("DELETE FROM cart_line")
+            try await session.execute("DELETE FROM favorite")
+            try await session.execute("DELETE FROM price_point")
+            try await session.execute("DELETE FROM product")
+            try await session.execute("UPDATE cart_revision SET revision = revision + 1")
+            try await PostgresDemoCatalog.insert(productCount: count, into: session)
+            try await PostgresChangeLog.append(session, .reset, at: Date())
+        }
+    }
+
+    /// Deletes a guest's cart and favourites: for a server whose connection ended as a guest.
+    /// - Throws: ``ShopError`` `storageFailed`.
+    public func discardGuest(_ guestId: String) async throws {
+        let owner = Shopper.guest(guestId).storageKey
+        try await write { session in
+            try await session.execute("DELETE FROM cart_line WHERE owner = \(owner)")
+            try await session.execute("DELETE FROM cart_revision WHERE owner = \(owner)")
+            try await session.execute("DELETE FROM favorite WHERE owner = \(owner)")
+        }
+    }
+
+    /// The number of products in the catalog.
+    public func productCount() async throws -> Int {
+        try await read { try await $0.value("SELECT COUNT(*) FROM product", as: Int.self) ?? 0 }
+    }
+
+    /// The names of the applied migrations, oldest first.
+    public func appliedMigrations() async throws -> [String] {
+        try await read { session in
+            try await session.rows("SELECT identifier FROM storefront_migrations ORDER BY identifier").map { try $0.decode(String.self) }
+        }
+    }
+}
