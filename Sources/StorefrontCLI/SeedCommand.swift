@@ -22,7 +22,7 @@ struct SeedCommand: ParsableCommand {
         let count = products
         try runBlocking { try await database.seed(products: count) }
         let total = try runBlocking { try await database.productCount() }
-        print("seeded \(total) products into \(database.path)")
+        print("seeded \(total) products into \(database.description)")
     }
 }
 

@@ -2,9 +2,11 @@ import ArgumentParser
 import Credentials
 import CProcessControl
 import Dispatch
+import Foundation
 import JSONRPC
 import JSONRPCTransport
 import Logging
+import PostgresStore
 import Shop
 import ShopStore
 import StorefrontServer
@@ -84,7 +86,7 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "storefront")
         // Cart changes and checkouts are committed on the main thread, at the end of the turn that asked for
         // them (the actions one read of the input brought share the transaction): no thread hand-off per write.
-        let database = try store.open(commits: .inline { job in DispatchQueue.main.async(execute: job) })
+        let database = try store.open(commits: .inline { job in DispatchQueue.main.async(execute: job) }, logger: logger)
         let plan = try faults.map(FaultPlan.init(parsing:)) ?? .none
         var transportConfiguration = StdioTransport.Configuration()
         transportConfiguration.framing = framing
@@ -92,19 +94,17 @@ struct ServeCommand: ParsableCommand {
 
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
-            let live = ShopServices.live(
-                database: database, faults: plan, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval,
-                market: marketSimulation)
+            let live = database.services(faults: plan, clock: clock, market: marketSimulation)
             let services = noAnalytics ? live.recordingNoAnalytics() : live
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger,
                 simulation: marketSimulation)
-            logger.info("serving", metadata: ["database": "\(database.path)"])
+            logger.info("serving", metadata: ["database": "\(database.description)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
             let code = transport.run(assembly.connection)
             // Analytics events still buffered are stored before the process ends (a few ms at most).
-            Self.flush(services.analytics, logger: logger)
+            Self.flush(services.analytics, timeout: database.flushTimeout, logger: logger)
             // A guest's cart and favourites end with its connection: nothing can reach them any more.
             if let guestId = assembly.session?.guestId {
                 do { try database.discardGuest(guestId) } catch {
@@ -120,13 +120,13 @@ struct ServeCommand: ParsableCommand {
 extension ServeCommand {
     /// Waits (up to the database's busy timeout) for `analytics` to store what it has buffered. The main
     /// thread blocks: the transport has stopped, and the writer runs on the cooperative pool, not on it.
-    static func flush(_ analytics: any AnalyticsService, logger: Logger) {
+    static func flush(_ analytics: any AnalyticsService, timeout: TimeInterval, logger: Logger) {
         let flushed = DispatchSemaphore(value: 0)
         Task.detached {
             await analytics.flush()
             flushed.signal()
         }
-        if flushed.wait(timeout: .now() + ShopDatabase.busyTimeout) == .timedOut {
+        if flushed.wait(timeout: .now() + timeout) == .timedOut {
             logger.warning("analytics events still buffered at exit were not stored")
         }
     }
@@ -134,13 +134,27 @@ extension ServeCommand {
 
 /// `--database`, shared by the commands that use the store.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "SQLite database file (':memory:' for a private in-memory one). Default: $XDG_DATA_HOME/storefront/storefront.sqlite, else ~/.local/share/storefront/storefront.sqlite.")
+    @Option(help: ArgumentHelp(
+        "SQLite database file (':memory:' for a private in-memory one), or a PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]. Default: $XDG_DATA_HOME/storefront/storefront.sqlite, else ~/.local/share/storefront/storefront.sqlite.",
+        discussion: "Several servers may share one SQLite file (one machine) or one PostgreSQL database (any number of hosts); each shows what the others store."))
     var database: String?
 
+    func validate() throws {
+        if let database, PostgresURL.isPostgres(database) {
+            do { _ = try PostgresURL(database) } catch { throw ValidationError("--database: \(error)") }
+        }
+    }
+
     /// Opens (creating, migrating and seeding when new) the chosen database.
-    /// - Parameter commits: where its group commit runs.
-    func open(commits: CommitPlacement = .writerQueue) throws -> ShopDatabase {
-        try ShopDatabase(path: database ?? ShopDatabase.defaultPath(), commits: commits)
+    /// - Parameters:
+    ///   - commits: where a SQLite database's group commit runs.
+    ///   - logger: where a PostgreSQL database's pool and listener log.
+    func open(commits: CommitPlacement = .writerQueue, logger: Logger = Logger(label: "storefront.postgres")) throws -> OpenedStore {
+        if let database, PostgresURL.isPostgres(database) {
+            let url = try PostgresURL(database)
+            return .postgres(try runBlocking { try await PostgresShopDatabase.open(url: url, logger: logger) })
+        }
+        return .sqlite(try ShopDatabase(path: database ?? ShopDatabase.defaultPath(), commits: commits))
     }
 }
 

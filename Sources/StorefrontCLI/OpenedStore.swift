@@ -1,0 +1,66 @@
+import Credentials
+import Foundation
+import Logging
+import PostgresStore
+import Shop
+import ShopStore
+
+/// The database a command opened: the embedded SQLite file (the default) or a PostgreSQL server, chosen by
+/// the form of `--database` (`postgres://…` or `postgresql://…` for PostgreSQL, a path otherwise).
+enum OpenedStore {
+    case sqlite(ShopDatabase)
+    case postgres(PostgresShopDatabase)
+
+    /// What was opened, for logs and messages (a PostgreSQL address without its password).
+    var description: String {
+        switch self {
+        case .sqlite(let database): database.path
+        case .postgres(let database): database.url.description
+        }
+    }
+
+    /// Every service over the database (see `ShopServices.live` and `ShopServices.postgres`): a SQLite file
+    /// polls its change log for other processes' commits; PostgreSQL listens for them.
+    @MainActor
+    func services(faults: FaultPlan, clock: any Clock<Duration>, market: MarketSimulation?) -> ShopServices {
+        switch self {
+        case .sqlite(let database):
+            .live(database: database, faults: faults, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval, market: market)
+        case .postgres(let database):
+            .postgres(database: database, faults: faults, clock: clock, market: market)
+        }
+    }
+
+    /// Replaces the catalog with `count` generated products.
+    func seed(products count: Int) async throws {
+        switch self {
+        case .sqlite(let database): try await database.seed(products: count)
+        case .postgres(let database): try await database.seed(products: count)
+        }
+    }
+
+    /// The number of products in the catalog.
+    func productCount() async throws -> Int {
+        switch self {
+        case .sqlite(let database): try await database.productCount()
+        case .postgres(let database): try await database.productCount()
+        }
+    }
+
+    /// Deletes a guest's cart and favourites (the connection that was that guest ended). Blocks; on
+    /// PostgreSQL for at most the database's answer timeout.
+    func discardGuest(_ guestId: String) throws {
+        switch self {
+        case .sqlite(let database): try database.discardGuest(guestId)
+        case .postgres(let database): try runBlocking { try await database.discardGuest(guestId) }
+        }
+    }
+
+    /// How long the server waits, at exit, for buffered analytics events to be stored.
+    var flushTimeout: TimeInterval {
+        switch self {
+        case .sqlite: ShopDatabase.busyTimeout
+        case .postgres: TimeInterval(PostgresShopDatabase.answerTimeout.components.seconds)
+        }
+    }
+}
