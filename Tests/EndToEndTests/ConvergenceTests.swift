@@ -38,12 +38,22 @@ struct ConvergenceTests {
 
     @Test(arguments: [2, 4])
     func everyOpenCartConvergesToTheStoredCart(servers count: Int) throws {
+        try converge(servers: count, on: .sqlite)
+    }
+
+    /// The same with 4 servers on one PostgreSQL database, each following the others through LISTEN/NOTIFY.
+    @Test(.enabled(if: TestDatabase.hasPostgres, "STOREFRONT_TEST_POSTGRES_URL is not set: no PostgreSQL cluster (scripts/test.sh starts one)"))
+    func everyOpenCartConvergesToTheStoredCartOnPostgreSQL() throws {
+        try converge(servers: 4, on: .postgres)
+    }
+
+    private func converge(servers count: Int, on engine: TestDatabase.Engine) throws {
         let steps = environmentInteger("STOREFRONT_CONVERGENCE_STEPS", default: 150)
         let seed = UInt64(environmentInteger("STOREFRONT_SEED", default: 20_261_122))
         var random = SeededRandom(seed: seed &+ UInt64(count))
         let folder = try TemporaryDirectory()
-        let path = folder.path + "/shop.sqlite"
-        // All start on a file that does not exist yet: they race to create, migrate and seed it.
+        let path = try TestDatabase.make(engine, in: folder)
+        // All start on a database that does not exist yet: they race to create, migrate and seed it.
         var sides = try (0..<count).map { index in
             let server = try ServerProcess(["--database", path, "--framing", "ndjson"], timeoutSeconds: 60)
             return Side(name: "server \(index + 1)", server: server, client: MirroringClient(server))
@@ -116,7 +126,7 @@ struct ConvergenceTests {
         #expect(try StoredShop.read(path: path, owner: owner).integrity == "ok")
         let refused = tally.refused.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         print("""
-            convergence (\(count) servers, seed \(seed)): \(steps) steps, \(tally.sent) actions (\(tally.checkouts) checkouts), \
+            convergence (\(count) servers on \(engine), seed \(seed)): \(steps) steps, \(tally.sent) actions (\(tally.checkouts) checkouts), \
             \(tally.succeeded) succeeded, refused: \(refused.isEmpty ? "none" : refused); \(stored.orders.count) orders; \
             at each of \(tally.checkpoints) checkpoints every open cart came to show the stored one (last \(stored.cartLines))
             """)

@@ -17,10 +17,20 @@ struct SharedDatabaseTests {
     }
 
     @Test func twoServersWritingOneFileKeepEveryAcknowledgedWrite() throws {
+        try share(["A", "B"], on: .sqlite)
+    }
+
+    /// The same with four servers on one PostgreSQL database.
+    @Test(.enabled(if: TestDatabase.hasPostgres, "STOREFRONT_TEST_POSTGRES_URL is not set: no PostgreSQL cluster (scripts/test.sh starts one)"))
+    func fourServersWritingOnePostgreSQLDatabaseKeepEveryAcknowledgedWrite() throws {
+        try share(["A", "B", "C", "D"], on: .postgres)
+    }
+
+    private func share(_ names: [String], on engine: TestDatabase.Engine) throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path + "/shop.sqlite"
-        // Both start on a file that does not exist yet: they race to create, migrate and seed it.
-        var sides = try ["A", "B"].map { name in
+        let path = try TestDatabase.make(engine, in: folder)
+        // All start on a database that does not exist yet: they race to create, migrate and seed it.
+        var sides = try names.map { name in
             let server = try ServerProcess(["--database", path, "--framing", "ndjson"], timeoutSeconds: 60)
             return Side(name: name, server: server, client: MirroringClient(server))
         }
@@ -43,8 +53,8 @@ struct SharedDatabaseTests {
         var orders: Set<String> = []
         var tally = (adds: 0, refusals: 0, failures: 0)
         for _ in 0..<environmentInteger("STOREFRONT_SHARED_ROUNDS", default: 80) {
-            // Each server gets one request, both written before either is read: the two processes
-            // write at the same time, each in its own BEGIN IMMEDIATE transactions.
+            // Each server gets one request, all written before any is read: the processes write at the
+            // same time, each in its own transactions.
             var sent: [(side: Int, id: Int64, product: String?, quantity: Int)] = []
             for index in sides.indices {
                 let side = sides[index]
@@ -107,7 +117,7 @@ struct SharedDatabaseTests {
         }
         #expect(try StoredShop.read(path: path, owner: owner).integrity == "ok")
         print("""
-            shared database: 2 servers, \(tally.adds) adds and \(orders.count) checkouts acknowledged, \(tally.refusals) refused, \
+            shared database: \(names.count) servers on \(engine), \(tally.adds) adds and \(orders.count) checkouts acknowledged, \(tally.refusals) refused, \
             \(tally.failures) failed in the store; integrity ok, every acknowledged unit accounted for
             """)
         #expect(orders.count > 0 && tally.adds > 0)

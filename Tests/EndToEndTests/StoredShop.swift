@@ -30,7 +30,9 @@ struct StoredShop {
     var stock: [String: Int]
     /// Largest quantity one order may have, by product id.
     var maxPerOrder: [String: Int]
-    /// `PRAGMA integrity_check`: "ok" when intact.
+    /// `PRAGMA integrity_check`: "ok" when intact. A PostgreSQL database has no such check of the whole
+    /// database (its pages are the server's, not a file the test can read): "ok" there means only that
+    /// every query of the read succeeded.
     var integrity: String
     /// The idempotency keys recorded with stored changes, with their outcomes as stored (`orderId=o-000012`).
     var idempotencyKeys: [String: String]
@@ -38,8 +40,10 @@ struct StoredShop {
     /// The owner key of each order, by order id.
     var orderOwners: [String: String]
 
-    /// Reads the database at `path`, with the cart of `owner` (each session has a cart of its own).
+    /// Reads the database at `path` (a SQLite file, or a PostgreSQL URL), with the cart of `owner` (each
+    /// session has a cart of its own).
     static func read(path: String, owner: String) throws -> StoredShop {
+        if path.hasPrefix("postgres") { return try readPostgres(url: path, owner: owner) }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(30)
@@ -83,6 +87,41 @@ struct StoredShop {
                 owner: owner, cart: cart, cartOrder: cartOrder, orders: orders, stock: stock, maxPerOrder: maxPerOrder,
                 integrity: integrity, idempotencyKeys: keys, orderOwners: orderOwners)
         }
+    }
+
+    /// Reads a PostgreSQL database through `psql`, the same queries as a file's.
+    private static func readPostgres(url: String, owner: String) throws -> StoredShop {
+        let rows = { (sql: String) throws -> [[String]] in try Psql.run(url: url, sql: sql) }
+        var cart: [String: Int] = [:]
+        var cartOrder: [String] = []
+        let quotedOwner = "'" + owner.replacingOccurrences(of: "'", with: "''") + "'"
+        for row in try rows("SELECT productId, quantity FROM cart_line WHERE owner = \(quotedOwner) ORDER BY seq") {
+            cart[row[0]] = Int(row[1])
+            cartOrder.append(row[0])
+        }
+        var orders: [String: StoredOrder] = [:]
+        var orderOwners: [String: String] = [:]
+        for row in try rows("SELECT id, subtotal, tax, total, owner FROM customer_order") {
+            orders[row[0]] = StoredOrder(lines: [:], subtotal: Int(row[1])!, tax: Int(row[2])!, total: Int(row[3])!, lineTotal: 0)
+            orderOwners[row[0]] = row[4]
+        }
+        for row in try rows("SELECT orderId, productId, unitPrice, quantity FROM order_line") {
+            var order = orders[row[0]] ?? StoredOrder(lines: [:], subtotal: -1, tax: -1, total: -1, lineTotal: 0)
+            order.lines[row[1], default: 0] += Int(row[3])!
+            order.lineTotal += Int(row[2])! * Int(row[3])!
+            orders[row[0]] = order
+        }
+        var stock: [String: Int] = [:]
+        var maxPerOrder: [String: Int] = [:]
+        for row in try rows("SELECT id, stock, maxPerOrder FROM product") {
+            stock[row[0]] = Int(row[1])
+            maxPerOrder[row[0]] = Int(row[2])
+        }
+        var keys: [String: String] = [:]
+        for row in try rows("SELECT key, outcome FROM idempotency_key") { keys[row[0]] = row[1] }
+        return StoredShop(
+            owner: owner, cart: cart, cartOrder: cartOrder, orders: orders, stock: stock, maxPerOrder: maxPerOrder,
+            integrity: "ok", idempotencyKeys: keys, orderOwners: orderOwners)
     }
 
     /// The cart's lines in order, as `[productId, quantity]` pairs (the shape ``cartLines(of:)`` gives a state).
