@@ -268,13 +268,13 @@ extension StorefrontBench {
         }
     }
 
-    private func addParams(_ cart: String, _ product: String) -> JSONValue {
+    func addParams(_ cart: String, _ product: String) -> JSONValue {
         ["viewModel": .string(cart), "productId": .string(product), "quantity": 1]
     }
 
     /// Writes one `cart/add` per product in one write and reads until every one is answered; returns the
     /// time that took.
-    private func pipelinedAdds(_ session: BenchSession, cart: String, products: [String]) throws -> UInt64 {
+    func pipelinedAdds(_ session: BenchSession, cart: String, products: [String]) throws -> UInt64 {
         var bytes: [UInt8] = []
         let firstID: Int64 = 1_000_000_000 + Int64(monotonicNanoseconds() % 1_000_000_000)
         for (offset, product) in products.enumerated() {

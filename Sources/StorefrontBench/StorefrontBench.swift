@@ -24,17 +24,17 @@ struct StorefrontBench: ParsableCommand {
 
     /// What to measure.
     enum Mode: String, CaseIterable {
-        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin, analytics, ticker
+        case startup, latency, throughput, flood, open, search, cart, patch, memory, cpu, propagation, load, signin, analytics, ticker, postgres
 
         /// Whether the measurement is of the protocol (run in each framing) rather than of the shop.
         var isProtocol: Bool { [.startup, .latency, .throughput, .flood, .load].contains(self) }
 
         /// Whether the measurement runs on the large catalog (`--products`).
-        var usesCatalog: Bool { !isProtocol && ![.propagation, .cpu, .signin, .analytics, .ticker].contains(self) }
+        var usesCatalog: Bool { !isProtocol && ![.propagation, .cpu, .signin, .analytics, .ticker, .postgres].contains(self) }
 
-        /// What runs when no --mode is given: everything but the long reliability load and the ticker
-        /// flood.
-        static let standard = allCases.filter { $0 != .load && $0 != .ticker }
+        /// What runs when no --mode is given: everything but the long reliability load, the ticker flood and
+        /// the engines compared (which needs --postgres).
+        static let standard = allCases.filter { $0 != .load && $0 != .ticker && $0 != .postgres }
     }
 
     @Option(help: "The storefront executable (default: storefront next to this executable).")
@@ -94,6 +94,12 @@ struct StorefrontBench: ParsableCommand {
     @Option(help: "Seconds the slow ticker reader leaves the output unread between reads.")
     var slowReadSeconds = 5.0
 
+    @Option(help: "A PostgreSQL cluster (postgres://user@host:port/db) for --mode postgres: each measurement gets a new database on it (made with psql), beside a new SQLite file.")
+    var postgres: String?
+
+    @Option(help: "Server processes checking out at once (postgres mode).")
+    var checkoutServers = 8
+
     @Option(help: "Framings to measure, comma-separated: ndjson, lsp.")
     var framing = "ndjson,lsp"
 
@@ -151,6 +157,7 @@ struct StorefrontBench: ParsableCommand {
             case .signin: try signingIn(path)
             case .analytics: try analytics(path)
             case .ticker: try ticker(path)
+            case .postgres: try enginesCompared(path)
             }
             for measurement in measurements { print(json ? measurement.jsonLine : measurement.tableRow) }
         }
