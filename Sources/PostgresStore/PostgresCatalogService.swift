@@ -9,7 +9,7 @@ import ShopStore
 /// call returns.
 ///
 /// **Concurrent changes.** Several servers may change one product at once. `update` locks the product's
-/// row (`SELECT … FOR UPDATE`) before reading the version it compares the change against, so a second
+/// row (`SELECT … FOR NO KEY UPDATE`) before reading the version it compares the change against, so a second
 /// change waits for the first to commit and then applies to its result: no change is lost, and each one's
 /// price point, notifications and entries describe what it really changed. `delete` locks the rows it
 /// deletes first too: a cart line cannot be added to them meanwhile (its foreign-key check waits), so the

@@ -15,10 +15,12 @@ enum PostgresChangeListener {
     static let firstDelay = Duration.milliseconds(50)
     /// The longest wait between attempts to reconnect.
     static let maximumDelay = Duration.seconds(2)
+    /// How long after skipping the notification of an own entry the listener checks that it was published.
+    static let recheckDelay = Duration.milliseconds(100)
 
     /// Starts listening for `feed`; the task ends when cancelled or when the feed is released.
     @MainActor
-    static func start(url: PostgresURL, feed: ChangeFeed, logger: Logger) -> Task<Void, Never> {
+    static func start(url: PostgresURL, feed: ChangeFeed, ownEntries: OwnEntries, logger: Logger) -> Task<Void, Never> {
         Task { @MainActor [weak feed] in
             var delay = firstDelay
             var attempt = 0
@@ -34,7 +36,19 @@ enum PostgresChangeListener {
                             await feed?.catchUp()
                             for try await notification in notifications {
                                 guard let feed else { return }
-                                if let seq = Int64(notification.payload), seq <= feed.position { continue }
+                                if let seq = Int64(notification.payload) {
+                                    // Taken first, so that an own entry already published is forgotten too.
+                                    let isOwn = ownEntries.take(seq)
+                                    if seq <= feed.position { continue }
+                                    // This process's own entry: its writer publishes it (see `OwnEntries`).
+                                    if isOwn {
+                                        Task { @MainActor [weak feed] in
+                                            try? await Task.sleep(for: recheckDelay)
+                                            if let feed, feed.position < seq { await feed.catchUp() }
+                                        }
+                                        continue
+                                    }
+                                }
                                 await feed.catchUp()
                             }
                         }

@@ -34,6 +34,7 @@ enum PostgresChangeLog {
             SELECT seq, pg_notify(\(channel), seq::text) FROM entry
             """, as: Int64.self)
         guard let seq else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The change log has no head row.") }
+        session.ownEntries?.note(seq)
         if seq % ChangeLog.pruneEvery == 0 { try await prune(session, lastSeq: seq, now: milliseconds) }
         return seq
     }

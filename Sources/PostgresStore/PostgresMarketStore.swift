@@ -8,7 +8,7 @@ import ShopStore
 /// the notifications it produces).
 ///
 /// Several servers may simulate at once on one database, and editors may change the same products: the
-/// transaction first locks the products it changes (`FOR UPDATE`, in id order, as checkouts lock theirs,
+/// transaction first locks the products it changes (`FOR NO KEY UPDATE`, in id order, as checkouts lock theirs,
 /// so that two ticks never wait for each other in a cycle), then reads them, so each change applies to
 /// the product as the last committed change left it and none is lost. The same seed on the same catalog
 /// gives the same picks; what they do to prices depends on what other servers did first.
@@ -27,7 +27,7 @@ struct PostgresMarketStore: MarketStore {
         try await database.write { session in
             let ids = Array(Set(changes.map(\.productId))).sorted()
             let locked = try await PostgresRows.products(session, """
-                SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = ANY(\(ids)) ORDER BY p.id FOR UPDATE
+                SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = ANY(\(ids)) ORDER BY p.id FOR NO KEY UPDATE
                 """)
             // The products as this transaction changed them: a product picked twice changes twice.
             var products = Dictionary(uniqueKeysWithValues: locked.map { ($0.id, $0) })

@@ -7,7 +7,8 @@ import ShopStore
 ///
 /// **Why row locks, not `SERIALIZABLE`.** A checkout reads the stock of the products it buys and writes
 /// it lower. Under `READ COMMITTED` it first locks the cart (its revision row) and then those product rows
-/// (`SELECT … FOR UPDATE`, in id order so that two checkouts never wait for each other in a cycle); a
+/// (`SELECT … FOR NO KEY UPDATE`, in id order so that two checkouts never wait for each other in a cycle;
+/// "no key": the lock a stock update takes, which lets cart adds keep the product from deletion meanwhile); a
 /// concurrent checkout of the same products, from any server, waits for the lock and then reads the stock
 /// the first one left. No checkout can sell what another already sold, and none fails merely for having
 /// run beside another: under `SERIALIZABLE`, concurrent checkouts of one popular product would abort
@@ -42,7 +43,7 @@ struct PostgresOrderService: OrderService {
             // The products' locks, then their stock as it is now.
             let ids = Array(Set(cart.lines.map(\.productId))).sorted()
             let locked = try await PostgresRows.products(session, """
-                SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = ANY(\(ids)) ORDER BY p.id FOR UPDATE
+                SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = ANY(\(ids)) ORDER BY p.id FOR NO KEY UPDATE
                 """)
             let products = Dictionary(uniqueKeysWithValues: locked.map { ($0.id, $0) })
             for line in cart.lines {

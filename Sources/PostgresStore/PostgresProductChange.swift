@@ -9,7 +9,7 @@ import ShopStore
 /// (the change, and its move when its category changed), and the notifications the change produces.
 /// Shared by the catalog's `update` and the market simulation, so every change is stored the same way.
 ///
-/// The caller must hold the product's row lock (`SELECT … FOR UPDATE`) since it read `old`: otherwise a
+/// The caller must hold the product's row lock (`SELECT … FOR NO KEY UPDATE`) since it read `old`: otherwise a
 /// change stored meanwhile by another server would be overwritten without being compared against.
 /// The search column follows the text by itself (it is generated from it).
 enum PostgresProductChange {
@@ -45,10 +45,10 @@ enum PostgresProductChange {
         return entries + (try await PostgresInboxRows.productChanged(session, from: old, to: new, at: now))
     }
 
-    /// Product `id` as stored, locked until the transaction ends (`FOR UPDATE`: a change of it by any
+    /// Product `id` as stored, locked until the transaction ends (`FOR NO KEY UPDATE`: a change of it by any
     /// server waits until then), or nil.
     static func lockedProduct(_ session: PostgresSession, id: String) async throws -> Product? {
-        try await session.first("SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = \(id) FOR UPDATE")
+        try await session.first("SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = \(id) FOR NO KEY UPDATE")
             .map(PostgresRows.product)
     }
 }

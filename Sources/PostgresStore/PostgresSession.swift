@@ -8,6 +8,8 @@ import PostgresNIO
 struct PostgresSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Where the change-log entries this process writes are noted (see ``OwnEntries``); nil outside a server.
+    var ownEntries: OwnEntries? = nil
 
     /// Every row of `query`.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {

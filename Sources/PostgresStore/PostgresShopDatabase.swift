@@ -26,6 +26,8 @@ public final class PostgresShopDatabase: Sendable {
     /// The last change-log entry when the database was opened: where this server's feed starts.
     let lastSeqAtOpen: Int64
     let logger: Logger
+    /// The change-log entries this process appended (see ``OwnEntries``).
+    let ownEntries = OwnEntries()
     private let running: Task<Void, Never>
     /// Work that lives as long as the database (the change feed's listener), cancelled when it is released.
     private let kept = Locked<[Task<Void, Never>]>([])
@@ -97,8 +99,8 @@ public final class PostgresShopDatabase: Sendable {
         timeout: Duration = answerTimeout, _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
         try await PostgresStorageError.mapping {
-            try await Self.withDeadline(timeout) { [client, logger] in
-                try await client.withConnection { try await body(PostgresSession(connection: $0, logger: logger)) }
+            try await Self.withDeadline(timeout) { [client, logger, ownEntries] in
+                try await client.withConnection { try await body(PostgresSession(connection: $0, logger: logger, ownEntries: ownEntries)) }
             }
         }
     }

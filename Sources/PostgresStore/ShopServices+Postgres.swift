@@ -34,7 +34,7 @@ extension ShopServices {
         let feed = ChangeFeed(
             source: PostgresChangeLogSource(database: database), position: database.lastSeqAtOpen, events: events,
             logger: Logger(label: "storefront.feed"))
-        database.keep(PostgresChangeListener.start(url: database.url, feed: feed, logger: database.logger))
+        database.keep(PostgresChangeListener.start(url: database.url, feed: feed, ownEntries: database.ownEntries, logger: database.logger))
         if let market {
             // The simulator holds the feed weakly: released services end it.
             Task { @MainActor [weak feed] in

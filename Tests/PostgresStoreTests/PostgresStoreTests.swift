@@ -163,7 +163,7 @@ struct PostgresStoreTests {
         let url = try await TestPostgres.freshURL()
         let writer = Server(try await PostgresShopDatabase.open(url: url))
         let follower = Server(try await PostgresShopDatabase.open(url: url))
-        let listening = PostgresChangeListener.start(url: url, feed: follower.feed, logger: Logger(label: "test"))
+        let listening = PostgresChangeListener.start(url: url, feed: follower.feed, ownEntries: follower.database.ownEntries, logger: Logger(label: "test"))
         defer { listening.cancel() }
         var carts: [Cart] = []
         let subscription = follower.events.subscribe { event in
