@@ -49,7 +49,10 @@ enum PostgresChangeListener {
                                         continue
                                     }
                                 }
-                                await feed.catchUp()
+                                // In a task of its own: a catch-up waits for the database (up to its deadline when
+                                // that is gone), and the loop must go on reading, to notice a dropped connection
+                                // at once. The feed runs one catch-up at a time and folds the requests made meanwhile.
+                                Task { @MainActor in await feed.catchUp() }
                             }
                         }
                     } catch {

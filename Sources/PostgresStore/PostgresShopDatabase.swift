@@ -11,7 +11,7 @@ import ShopStore
 /// that lock the rows they depend on (see `PostgresOrderService` for why row locks rather than
 /// `SERIALIZABLE`); a transaction the server rolled back for a deadlock or a serialization conflict is
 /// run again, up to ``conflictRetries`` times, before the caller sees a retryable error. Every operation
-/// has a deadline (``answerTimeout``): a database that does not answer, because it is down or the network
+/// has a deadline (``answerTimeout``, 5 s unless opened with another): a database that does not answer, because it is down or the network
 /// to it is cut, fails the request with a retryable error instead of holding it.
 ///
 /// ```swift
@@ -26,6 +26,11 @@ public final class PostgresShopDatabase: Sendable {
     /// The last change-log entry when the database was opened: where this server's feed starts.
     let lastSeqAtOpen: Int64
     let logger: Logger
+    /// Until when requests fail at once, after one found the database not answering (see ``read(timeout:_:)``).
+    private let unansweredUntil = Locked<ContinuousClock.Instant?>(nil)
+    /// How long, after an operation found the database not answering within its deadline, the next ones fail
+    /// at once instead of each waiting out a deadline of its own.
+    static let failFastWindow = Duration.seconds(1)
     /// The change-log entries this process appended (see ``OwnEntries``).
     let ownEntries = OwnEntries()
     private let running: Task<Void, Never>
@@ -34,7 +39,9 @@ public final class PostgresShopDatabase: Sendable {
 
     /// How long one database operation (a read, or a whole write transaction with its retries) may take
     /// before the request fails with a retryable `storageFailed` error: the same bound as SQLite's busy timeout.
-    public static let answerTimeout = Duration.seconds(5)
+    public static let defaultAnswerTimeout = Duration.seconds(5)
+    /// This database's deadline for one operation (``defaultAnswerTimeout`` unless opened with another).
+    public let answerTimeout: Duration
     /// How long opening may take: applying the migrations of a new database (seeding its catalog, building
     /// its search index) is work, not a wait, and it happens once.
     public static let openTimeout = Duration.seconds(120)
@@ -46,8 +53,11 @@ public final class PostgresShopDatabase: Sendable {
     /// clients' actions run one after another on the main actor, plus the analytics writer and reads).
     public static let maximumConnections = 8
 
-    private init(url: PostgresURL, client: PostgresClient, running: Task<Void, Never>, lastSeq: Int64, logger: Logger) {
+    private init(
+        url: PostgresURL, client: PostgresClient, running: Task<Void, Never>, lastSeq: Int64, answerTimeout: Duration, logger: Logger
+    ) {
         self.url = url
+        self.answerTimeout = answerTimeout
         self.client = client
         self.running = running
         lastSeqAtOpen = lastSeq
@@ -67,7 +77,13 @@ public final class PostgresShopDatabase: Sendable {
     /// Connects, applies pending migrations (creating the tables and the demo catalog in an empty
     /// database) and returns the open database.
     /// - Throws: ``ShopError`` `storageFailed` naming the database when it cannot be reached or migrated.
-    public static func open(url: PostgresURL, logger: Logger = Logger(label: "storefront.postgres")) async throws -> PostgresShopDatabase {
+    /// - Parameters:
+    ///   - url: The database.
+    ///   - answerTimeout: How long one operation may take before its request fails with a retryable error.
+    ///   - logger: Where the pool and the listener log.
+    public static func open(
+        url: PostgresURL, answerTimeout: Duration = defaultAnswerTimeout, logger: Logger = Logger(label: "storefront.postgres")
+    ) async throws -> PostgresShopDatabase {
         var configuration = url.clientConfiguration()
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 1
@@ -84,7 +100,8 @@ public final class PostgresShopDatabase: Sendable {
                     return try await PostgresChangeLog.lastSeq(session)
                 }
             }
-            return PostgresShopDatabase(url: url, client: client, running: running, lastSeq: lastSeq, logger: logger)
+            return PostgresShopDatabase(
+                url: url, client: client, running: running, lastSeq: lastSeq, answerTimeout: answerTimeout, logger: logger)
         } catch {
             running.cancel()
             guard var shopError = PostgresStorageError.map(error) as? ShopError else { throw error }
@@ -96,12 +113,24 @@ public final class PostgresShopDatabase: Sendable {
 
     /// Runs `body` on a pooled connection, outside a transaction: for single-statement reads.
     func read<T: Sendable>(
-        timeout: Duration = answerTimeout, _ body: @escaping @Sendable (PostgresSession) async throws -> T
+        timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
-        try await PostgresStorageError.mapping {
-            try await Self.withDeadline(timeout) { [client, logger, ownEntries] in
-                try await client.withConnection { try await body(PostgresSession(connection: $0, logger: logger, ownEntries: ownEntries)) }
+        let timeout = timeout ?? answerTimeout
+        // A client's actions run one after another: when the database has stopped answering (a cut network),
+        // each waiting out its own deadline would answer the tenth action pipelined behind the first after
+        // 50 s. For a moment after a deadline passed, they fail at once; the first after it tries again.
+        if let until = unansweredUntil.withLock({ $0 }), ContinuousClock.now < until {
+            throw PostgresStorageError.map(AnswerTimeout())
+        }
+        do {
+            return try await PostgresStorageError.mapping {
+                try await Self.withDeadline(timeout) { [client, logger, ownEntries] in
+                    try await client.withConnection { try await body(PostgresSession(connection: $0, logger: logger, ownEntries: ownEntries)) }
+                }
             }
+        } catch let error as ShopError where error.details["code"] == "timeout" {
+            unansweredUntil.withLock { $0 = ContinuousClock.now + Self.failFastWindow }
+            throw error
         }
     }
 
@@ -117,7 +146,7 @@ public final class PostgresShopDatabase: Sendable {
     /// - Throws: What `body` throws, or ``ShopError`` `storageFailed` (retryable when the database is
     ///   unavailable or the conflicts persisted).
     func write<T: Sendable>(
-        timeout: Duration = answerTimeout, _ body: @escaping @Sendable (PostgresSession) async throws -> T
+        timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
         try await read(timeout: timeout) { session in
             var attempt = 1

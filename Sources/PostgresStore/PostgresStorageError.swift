@@ -5,7 +5,7 @@ import Shop
 ///
 /// Retryable (the same request may succeed soon): the server unreachable, restarting or shutting down, a
 /// dropped connection, too many connections, a lock or serialization conflict left after the store's own
-/// retries, and a database that did not answer within ``PostgresShopDatabase/answerTimeout``. A request
+/// retries, and a database that did not answer within ``PostgresShopDatabase/answerTimeout`` (5 s by default). A request
 /// that failed with a retryable error may still have been stored when the connection dropped during its
 /// COMMIT: a retry with the same idempotency key is answered from what was stored.
 enum PostgresStorageError {

@@ -60,7 +60,7 @@ enum OpenedStore {
     var flushTimeout: TimeInterval {
         switch self {
         case .sqlite: ShopDatabase.busyTimeout
-        case .postgres: TimeInterval(PostgresShopDatabase.answerTimeout.components.seconds)
+        case .postgres(let database): TimeInterval(database.answerTimeout.components.seconds)
         }
     }
 }

@@ -166,8 +166,8 @@ struct PostgresCatalogTests {
     /// had already replaced (which an update that read the product before the other's commit would write).
     @Test func concurrentUpdatesFromTwoServersLoseNothing() async throws {
         let url = try await TestPostgres.freshURL()
-        let first = CatalogServer(try await PostgresShopDatabase.open(url: url))
-        let second = CatalogServer(try await PostgresShopDatabase.open(url: url))
+        let first = CatalogServer(try await TestPostgres.open(url: url))
+        let second = CatalogServer(try await TestPostgres.open(url: url))
         let id = "p-0020"
         _ = try await first.database.write { session in
             try await session.execute("UPDATE product SET stock = 0, price = 1000 WHERE id = \(id)")

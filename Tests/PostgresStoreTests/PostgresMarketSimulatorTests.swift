@@ -48,7 +48,7 @@ struct PostgresMarketSimulatorTests {
     /// price point and its entry.
     @Test func simulatorsOnTwoServersLoseNoChange() async throws {
         let url = try await TestPostgres.freshURL()
-        let servers = [CatalogServer(try await PostgresShopDatabase.open(url: url)), CatalogServer(try await PostgresShopDatabase.open(url: url))]
+        let servers = [CatalogServer(try await TestPostgres.open(url: url)), CatalogServer(try await TestPostgres.open(url: url))]
         let ids = try await servers[0].database.write { session in
             try await session.execute("DELETE FROM product WHERE seq > 3")
             try await session.execute("UPDATE product SET stock = 1000")

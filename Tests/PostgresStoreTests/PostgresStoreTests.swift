@@ -44,7 +44,7 @@ struct PostgresStoreTests {
 
     @Test func serversOpeningANewDatabaseAtOnceMigrateItOnce() async throws {
         let url = try await TestPostgres.freshURL()
-        let opening = (0..<4).map { _ in Task { try await PostgresShopDatabase.open(url: url).productCount() } }
+        let opening = (0..<4).map { _ in Task { try await TestPostgres.open(url: url).productCount() } }
         var opened: [Int] = []
         for task in opening { opened.append(try await task.value) }
         #expect(opened == Array(repeating: DemoCatalog.defaultProductCount, count: 4))
@@ -95,7 +95,7 @@ struct PostgresStoreTests {
     @Test func concurrentCheckoutsFromManyServersNeverOversell() async throws {
         let url = try await TestPostgres.freshURL()
         var servers: [Server] = []
-        for _ in 0..<8 { servers.append(Server(try await PostgresShopDatabase.open(url: url))) }
+        for _ in 0..<8 { servers.append(Server(try await TestPostgres.open(url: url))) }
         let product = "p-0003"
         _ = try await servers[0].database.write { session in
             try await session.execute("UPDATE product SET stock = 5, maxPerOrder = 5 WHERE id = \(product)")
@@ -127,8 +127,8 @@ struct PostgresStoreTests {
     @Test func theChangeLogIsNumberedInCommitOrderAcrossServers() async throws {
         let url = try await TestPostgres.freshURL()
         var writers: [Server] = []
-        for _ in 0..<4 { writers.append(Server(try await PostgresShopDatabase.open(url: url))) }
-        let follower = Server(try await PostgresShopDatabase.open(url: url))
+        for _ in 0..<4 { writers.append(Server(try await TestPostgres.open(url: url))) }
+        let follower = Server(try await TestPostgres.open(url: url))
         var seen: [Int64] = []
         let subscription = follower.events.subscribe { event in
             if case .cartChanged(let cart, _) = event { seen.append(cart.revision) }
@@ -161,8 +161,8 @@ struct PostgresStoreTests {
     /// change stored meanwhile by another server is published after all.
     @Test func theListenerReconnectsAfterItsConnectionIsTerminated() async throws {
         let url = try await TestPostgres.freshURL()
-        let writer = Server(try await PostgresShopDatabase.open(url: url))
-        let follower = Server(try await PostgresShopDatabase.open(url: url))
+        let writer = Server(try await TestPostgres.open(url: url))
+        let follower = Server(try await TestPostgres.open(url: url))
         let listening = PostgresChangeListener.start(url: url, feed: follower.feed, ownEntries: follower.database.ownEntries, logger: Logger(label: "test"))
         defer { listening.cancel() }
         var carts: [Cart] = []

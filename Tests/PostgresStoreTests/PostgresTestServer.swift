@@ -41,7 +41,7 @@ struct PostgresTestServer {
 
     /// Another server on `database` (a pool of its own, as another process would have).
     init(sharing database: PostgresShopDatabase, now: PostgresTestNow) async throws {
-        self.init(database: try await PostgresShopDatabase.open(url: database.url), now: now)
+        self.init(database: try await TestPostgres.open(url: database.url), now: now)
     }
 
     private init(database: PostgresShopDatabase, now: PostgresTestNow) {

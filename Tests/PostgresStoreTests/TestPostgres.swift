@@ -36,9 +36,18 @@ enum TestPostgres {
         return url
     }
 
+    /// How long one database operation may take in these tests: long, so that no verdict depends on how busy
+    /// the machine is (the server's 5 s deadline is tried by the end-to-end fault tests).
+    static let answerTimeout = Duration.seconds(120)
+
+    /// Opens `url` with the tests' deadline.
+    static func open(url: PostgresURL) async throws -> PostgresShopDatabase {
+        try await PostgresShopDatabase.open(url: url, answerTimeout: answerTimeout)
+    }
+
     /// A new database, opened (migrated and seeded with the demo catalog).
     static func freshDatabase(label: String = "t") async throws -> PostgresShopDatabase {
-        try await PostgresShopDatabase.open(url: freshURL(label: label))
+        try await open(url: freshURL(label: label))
     }
 
     /// Runs one statement on its own connection to `url` (outside the store): what another program would do.
