@@ -15,6 +15,8 @@ enum PostgresChangeListener {
     static let firstDelay = Duration.milliseconds(50)
     /// The longest wait between attempts to reconnect.
     static let maximumDelay = Duration.seconds(2)
+    /// How often the feed also reads the log's head, whatever the listener heard.
+    static let safetyPollInterval = Duration.seconds(1)
     /// How long after skipping the notification of an own entry the listener checks that it was published.
     static let recheckDelay = Duration.milliseconds(100)
 

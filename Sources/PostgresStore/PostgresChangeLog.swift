@@ -71,11 +71,11 @@ struct PostgresChangeLogSource: ChangeLogSource {
     let database: PostgresShopDatabase
 
     func lastSeq() async throws -> Int64 {
-        try await database.read { try await PostgresChangeLog.lastSeq($0) }
+        try await database.read(failingFast: false) { try await PostgresChangeLog.lastSeq($0) }
     }
 
     func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
-        try await database.snapshot { session in
+        try await database.feedSnapshot { session in
             // The head first: entries read after it can only be at or below it (the snapshot is taken at
             // the first statement).
             let lastWritten = try await PostgresChangeLog.lastSeq(session)

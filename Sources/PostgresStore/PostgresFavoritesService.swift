@@ -23,7 +23,7 @@ struct PostgresFavoritesService: FavoritesService {
             if case .replay = try await PostgresIdempotency.check(session, key) { return nil }
             let changed: Int
             if isFavorite {
-                guard try await PostgresRows.product(session, id: productId) != nil else { throw ShopError.productNotFound(productId) }
+                guard try await PostgresRows.productKeptFromDeletion(session, id: productId) != nil else { throw ShopError.productNotFound(productId) }
                 changed = try await session.execute("""
                     INSERT INTO favorite (owner, productId) VALUES (\(owner), \(productId)) ON CONFLICT DO NOTHING RETURNING 1
                     """)

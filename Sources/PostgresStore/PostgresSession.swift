@@ -10,6 +10,8 @@ struct PostgresSession {
     let logger: Logger
     /// Where the change-log entries this process writes are noted (see ``OwnEntries``); nil outside a server.
     var ownEntries: OwnEntries? = nil
+    /// The deadline of the operation the session serves (nil: none), checked before a COMMIT.
+    var deadline: Deadline? = nil
 
     /// Every row of `query`.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {

@@ -93,7 +93,7 @@ public final class PostgresShopDatabase: Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let running = Task { await client.run() }
         do {
-            let lastSeq = try await withDeadline(openTimeout) {
+            let lastSeq = try await withDeadline(openTimeout) { _ in
                 try await client.withConnection { connection in
                     let session = PostgresSession(connection: connection, logger: logger)
                     try await PostgresSchema.migrate(session)
@@ -112,24 +112,36 @@ public final class PostgresShopDatabase: Sendable {
     }
 
     /// Runs `body` on a pooled connection, outside a transaction: for single-statement reads.
+    /// - Parameters:
+    ///   - timeout: the deadline (``answerTimeout`` unless given).
+    ///   - failingFast: whether to fail at once while the database is known not to answer (see below); the
+    ///     change feed's reads do not, as they must go on trying.
     func read<T: Sendable>(
-        timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresSession) async throws -> T
+        timeout: Duration? = nil, failingFast: Bool = true, _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
         let timeout = timeout ?? answerTimeout
-        // A client's actions run one after another: when the database has stopped answering (a cut network),
+        // A client's actions run one after another: when the database cannot be reached (a cut network),
         // each waiting out its own deadline would answer the tenth action pipelined behind the first after
-        // 50 s. For a moment after a deadline passed, they fail at once; the first after it tries again.
-        if let until = unansweredUntil.withLock({ $0 }), ContinuousClock.now < until {
+        // 50 s. For a moment after an operation got no connection within its deadline, they fail at once;
+        // the first after that tries again. An operation that had its connection and was merely slow (a
+        // long query, a lock wait) does not count: the database answers.
+        if failingFast, let until = unansweredUntil.withLock({ $0 }), ContinuousClock.now < until {
             throw PostgresStorageError.map(AnswerTimeout())
         }
+        let connected = Locked(false)
         do {
             return try await PostgresStorageError.mapping {
-                try await Self.withDeadline(timeout) { [client, logger, ownEntries] in
-                    try await client.withConnection { try await body(PostgresSession(connection: $0, logger: logger, ownEntries: ownEntries)) }
+                try await Self.withDeadline(timeout) { [client, logger, ownEntries] deadline in
+                    try await client.withConnection { connection in
+                        connected.withLock { $0 = true }
+                        // Answered already (the lease took the whole deadline): the work must not start.
+                        try deadline.check()
+                        return try await body(PostgresSession(connection: connection, logger: logger, ownEntries: ownEntries, deadline: deadline))
+                    }
                 }
             }
         } catch let error as ShopError where error.details["code"] == "timeout" {
-            unansweredUntil.withLock { $0 = ContinuousClock.now + Self.failFastWindow }
+            if !connected.withLock({ $0 }) { unansweredUntil.withLock { $0 = ContinuousClock.now + Self.failFastWindow } }
             throw error
         }
     }
@@ -137,6 +149,13 @@ public final class PostgresShopDatabase: Sendable {
     /// Runs `body` in one read-only `REPEATABLE READ` transaction: several statements that see one snapshot.
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         try await read { session in
+            try await Self.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        }
+    }
+
+    /// ``snapshot(_:)`` that goes on trying while other operations fail fast: for the change feed.
+    func feedSnapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try await read(failingFast: false) { session in
             try await Self.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
         }
     }
@@ -166,6 +185,9 @@ public final class PostgresShopDatabase: Sendable {
         try await session.execute(begin)
         do {
             let value = try await body(session)
+            // A request answered with a timeout meanwhile must not be stored after all: roll back. Only a
+            // COMMIT already sent when the deadline passes may still be stored (see `PostgresStorageError`).
+            try session.deadline?.check()
             try await session.execute("COMMIT")
             return value
         } catch {
@@ -179,20 +201,21 @@ public final class PostgresShopDatabase: Sendable {
     ///
     /// The operation is not cancelled at the deadline (postgres-nio cannot abandon a query in flight): it
     /// finishes or fails on its own when the connection does, holding its pooled connection until then.
-    /// What matters here is that the request is answered within a bounded time.
-    static func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let answered = Locked(false)
+    /// What matters here is that the request is answered within a bounded time, and that work answered as
+    /// failed is not stored afterwards: `body` gets the ``Deadline``, which a transaction checks before its
+    /// COMMIT (and the lease before the work starts).
+    static func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable (Deadline) async throws -> T) async throws -> T {
+        let deadline = Deadline()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let claim: @Sendable () -> Bool = { answered.withLock { done in defer { done = true }; return !done } }
             let timer = Task {
                 do { try await Task.sleep(for: timeout) } catch { return }
-                if claim() { continuation.resume(throwing: AnswerTimeout()) }
+                if deadline.answer() { continuation.resume(throwing: AnswerTimeout()) }
             }
             Task {
                 let result: Result<T, any Error>
-                do { result = .success(try await body()) } catch { result = .failure(error) }
+                do { result = .success(try await body(deadline)) } catch { result = .failure(error) }
                 timer.cancel()
-                if claim() { continuation.resume(with: result) }
+                if deadline.answer() { continuation.resume(with: result) }
             }
         }
     }
@@ -236,5 +259,23 @@ public final class PostgresShopDatabase: Sendable {
         try await read { session in
             try await session.rows("SELECT identifier FROM storefront_migrations ORDER BY identifier").map { try $0.decode(String.self) }
         }
+    }
+}
+
+/// Whether an operation's request has been answered: by the operation itself, or by its deadline.
+final class Deadline: Sendable {
+    private let answered = Locked(false)
+
+    /// Marks the request answered; returns whether this call did (only the first answer is given).
+    func answer() -> Bool {
+        answered.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+
+    /// Throws ``AnswerTimeout`` when the deadline has answered the request already.
+    func check() throws {
+        if answered.withLock({ $0 }) { throw AnswerTimeout() }
     }
 }

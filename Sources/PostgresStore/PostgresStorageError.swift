@@ -13,7 +13,9 @@ enum PostgresStorageError {
     static func map(_ error: any Error) -> any Error {
         if error is ShopError || error is CancellationError { return error }
         if error is AnswerTimeout {
-            return unavailable("The database did not answer in time. Please try again.", code: "timeout")
+            return unavailable(
+                "The database did not answer in time. Please try again (a change sent with an idempotency key is applied at most once).",
+                code: "timeout")
         }
         guard let error = error as? PSQLError else { return error }
         switch error.code {
@@ -35,10 +37,12 @@ enum PostgresStorageError {
     }
 
     /// Whether a SQLSTATE says the same request may succeed if tried again: connection exceptions (08),
-    /// insufficient resources (53), operator intervention such as a shutdown (57), and transaction
-    /// rollbacks for serialization failures and deadlocks (40).
+    /// insufficient resources (53), operator intervention such as a shutdown (57), transaction rollbacks
+    /// for serialization failures and deadlocks (40), a lock timeout (55P03) and a read-only standby (25006).
     static func isRetryableState(_ state: String) -> Bool {
         state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57") || state.hasPrefix("40")
+            // A lock not available under a `lock_timeout`; a read-only transaction (a server just failed over).
+            || state == "55P03" || state == "25006"
     }
 
     /// Whether the transaction that failed with `error` may simply be run again at once (a serialization

@@ -35,6 +35,9 @@ extension ShopServices {
             source: PostgresChangeLogSource(database: database), position: database.lastSeqAtOpen, events: events,
             logger: Logger(label: "storefront.feed"))
         database.keep(PostgresChangeListener.start(url: database.url, feed: feed, ownEntries: database.ownEntries, logger: database.logger))
+        // A slow poll of the log's head besides: it catches up after a read of the log failed, and it notices
+        // what a LISTEN connection that died silently (a NAT's idle timeout) no longer says.
+        database.keep(feed.follow(every: PostgresChangeListener.safetyPollInterval, clock: clock))
         if let market {
             // The simulator holds the feed weakly: released services end it.
             Task { @MainActor [weak feed] in

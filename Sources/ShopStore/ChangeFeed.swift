@@ -69,6 +69,15 @@ package final class ChangeFeed {
         // at once, which left the change, and those of the same group commit waiting on this catch-up,
         // unpublished until the next poll: after their actions had answered.
         await Task { await self.catchUp(through: seq) }.value
+        // A failed read of the log leaves the change unpublished: read again a few times (about 2 s in all)
+        // before the action answers, so that its answer still comes after its state. Past that, the change
+        // is stored and answered as such; the feed's poll publishes it when the log can be read again.
+        var pause = Duration.milliseconds(20)
+        while position < seq, pause <= .milliseconds(1_280) {
+            try? await Task.sleep(for: pause)
+            pause *= 2
+            await Task { await self.catchUp(through: seq) }.value
+        }
     }
 
     /// Publishes every entry up to `target` (nil: up to the end of the log as it is now).
