@@ -31,14 +31,22 @@ struct PostgresMarketStore: MarketStore {
                 """)
             // The products as this transaction changed them: a product picked twice changes twice.
             var products = Dictionary(uniqueKeysWithValues: locked.map { ($0.id, $0) })
-            var entries: PostgresInboxRows.Entries = []
+            // Every row first, then every cart's revision in one statement, then every entry: the change log's
+            // lock, taken at the first entry, must not be held while waiting for a cart's (a checkout holds
+            // its cart's and then waits for the log's).
+            var stored: [(old: Product, new: Product)] = []
+            var touchingCarts: Set<String> = []
             for change in changes {
                 guard let old = products[change.productId] else { continue }
                 let new = change.applied(to: old)
                 guard new != old else { continue }
-                entries += try await PostgresProductChange.store(session, from: old, to: new, at: date)
+                if try await PostgresProductChange.write(session, from: old, to: new, at: date) { touchingCarts.insert(new.id) }
                 products[change.productId] = new
+                stored.append((old, new))
             }
+            try await PostgresProductChange.bumpCarts(session, holding: touchingCarts.sorted())
+            var entries: PostgresInboxRows.Entries = []
+            for (old, new) in stored { entries += try await PostgresProductChange.log(session, from: old, to: new, at: date) }
             return entries
         }
     }

@@ -17,24 +17,39 @@ enum PostgresProductChange {
     /// - Returns: The change-log entries written, in log order, with the events to publish for each: the
     ///   product change's first, then the notifications'.
     static func store(_ session: PostgresSession, from old: Product, to new: Product, at now: Date) async throws -> PostgresInboxRows.Entries {
+        if try await write(session, from: old, to: new, at: now) { try await bumpCarts(session, holding: [new.id]) }
+        return try await log(session, from: old, to: new, at: now)
+    }
+
+    /// The row and its price point; returns whether the carts holding the product are to get a new revision
+    /// (see ``bumpCarts(_:holding:)``).
+    static func write(_ session: PostgresSession, from old: Product, to new: Product, at now: Date) async throws -> Bool {
         try await session.execute("""
             UPDATE product SET name = \(new.name), description = \(new.description), price = \(new.price.minorUnits),
                 categoryId = \(new.categoryId), stock = \(Int64(new.stock))
             WHERE id = \(new.id)
             """)
         if old.price != new.price || old.stock != new.stock { try await PostgresPriceHistory.record(session, new, at: now) }
-        if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {
-            // What a cart holding it shows changed (its price, its tax rate, its name): a checkout of the cart
-            // as the shopper saw it before is refused (`cartChanged`) rather than charging what they did not
-            // see. The revisions are locked in owner order, so that two changes of products in the same carts
-            // take their locks in one order and never wait for each other in a cycle.
-            try await session.execute("""
-                INSERT INTO cart_revision (owner, revision)
-                SELECT DISTINCT owner, 1 FROM cart_line WHERE productId = \(new.id) ORDER BY owner
-                ON CONFLICT (owner) DO UPDATE SET revision = cart_revision.revision + 1
-                """)
-        }
-        // The entries last: the change log's lock is held from the first one to the commit.
+        return old.price != new.price || old.categoryId != new.categoryId || old.name != new.name
+    }
+
+    /// A new revision of every cart holding one of `productIds`: what such a cart shows changed (a price, a tax
+    /// rate, a name), so a checkout of the cart as the shopper saw it before is refused (`cartChanged`) rather
+    /// than charging what they did not see. One statement, locking the revisions in owner order, so that
+    /// changes of products in the same carts take their locks in one order.
+    static func bumpCarts(_ session: PostgresSession, holding productIds: [String]) async throws {
+        guard !productIds.isEmpty else { return }
+        try await session.execute("""
+            INSERT INTO cart_revision (owner, revision)
+            SELECT DISTINCT owner, 1 FROM cart_line WHERE productId = ANY(\(productIds)) ORDER BY owner
+            ON CONFLICT (owner) DO UPDATE SET revision = cart_revision.revision + 1
+            """)
+    }
+
+    /// The change-log entries of the change (and its move when its category changed) and its notifications.
+    /// Last in the transaction: the change log's lock is held from the first entry to the commit, so no
+    /// other lock may be waited for after it (a tick writes every change and bumps every cart first).
+    static func log(_ session: PostgresSession, from old: Product, to new: Product, at now: Date) async throws -> PostgresInboxRows.Entries {
         var entries: PostgresInboxRows.Entries = [
             (try await PostgresChangeLog.append(session, .productChanged, new.id, at: now), [.productChanged(new)]),
         ]
