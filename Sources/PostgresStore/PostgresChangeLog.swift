@@ -75,7 +75,7 @@ struct PostgresChangeLogSource: ChangeLogSource {
     }
 
     func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
-        try await database.feedSnapshot { session in
+        try await database.snapshot(failingFast: false) { session in
             // The head first: entries read after it can only be at or below it (the snapshot is taken at
             // the first statement).
             let lastWritten = try await PostgresChangeLog.lastSeq(session)

@@ -147,15 +147,11 @@ public final class PostgresShopDatabase: Sendable {
     }
 
     /// Runs `body` in one read-only `REPEATABLE READ` transaction: several statements that see one snapshot.
-    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        try await read { session in
-            try await Self.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
-        }
-    }
-
-    /// ``snapshot(_:)`` that goes on trying while other operations fail fast: for the change feed.
-    func feedSnapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        try await read(failingFast: false) { session in
+    /// - Parameter failingFast: as for ``read(timeout:failingFast:_:)`` (the change feed's reads pass false).
+    func snapshot<T: Sendable>(
+        failingFast: Bool = true, _ body: @escaping @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
+        try await read(failingFast: failingFast) { session in
             try await Self.transaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
         }
     }
