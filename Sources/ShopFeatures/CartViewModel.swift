@@ -72,12 +72,16 @@ public final class CartViewModel {
     public var totals: CartTotals { CartTotals(cart ?? .empty) }
 
     /// The whole state as one value.
+    ///
+    /// Reads each observed property once: every read is recorded by the observation tracking of the
+    /// binding, which hashes the property's key path each time.
     public var state: CartState {
-        CartState(
-            phase: phase.name, error: phase.error ?? actionError, lines: lines.map(CartLineSnapshot.init),
-            totals: totals, checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
+        let phase = phase, cart = cart, checkoutPhase = checkoutPhase, capped = session.cappedLines
+        return CartState(
+            phase: phase.name, error: phase.error ?? actionError, lines: (cart?.lines ?? []).map(CartLineSnapshot.init),
+            totals: CartTotals(cart ?? .empty), checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
             lastOrder: lastOrder.map(OrderSnapshot.init),
-            notices: notices + session.cappedLines.map(CartNotice.init(capped:)))
+            notices: capped.isEmpty ? notices : notices + capped.map(CartNotice.init(capped:)))
     }
 
     // MARK: Lifecycle
