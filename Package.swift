@@ -86,7 +86,7 @@ let package = Package(
         // The five ViewModels. Their async closures run where they are called (the main actor), so that
         // service calls reach the store in the order the actions came.
         .target(
-            name: "ShopFeatures", dependencies: ["Shop"],
+            name: "ShopFeatures", dependencies: ["Shop", "JSON"],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // ViewModels on the wire: open/close, actions, versioned JSON Patch state streaming.
@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "ViewModelBindingTests",
             dependencies: [
-                "ViewModelBinding", "JSONRPC", "JSON", "JSONPatch", "JSONSchema", "ShopFeatures", "Shop",
+                "ViewModelBinding", "JSONRPC", "JSON", "JSONPatch", "JSONSchema", "ShopFeatures", "Shop", "Randomness",
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),

@@ -40,6 +40,16 @@ public final class EncodingMemo {
         entries = [:]
     }
 
+    /// The memo of one `Equatable` element type, for values that build their own forms
+    /// (``JSONValueConvertible``): typed, so no cast per element.
+    func elements<E: Equatable>(of type: E.Type) -> ElementMemo<E> {
+        let id = ObjectIdentifier(type)
+        if let entry = entries[id] { return unsafeDowncast(entry, to: ElementMemo<E>.self) }
+        let memo = ElementMemo<E>()
+        entries[id] = memo
+        return memo
+    }
+
     private func memo<T>(for type: T.Type) -> AnyElementMemo? {
         let id = ObjectIdentifier(type)
         if let entry = entries[id] { return entry }
@@ -57,13 +67,13 @@ public final class EncodingMemo {
 
 /// What ``EncodingMemo`` keeps of one element type. Its methods are called with values of that type
 /// only (the memo is found by the type's identifier), so `T` is `E` in ``ElementMemo``.
-private class AnyElementMemo {
+class AnyElementMemo {
     func reuse<T>(_ value: T) -> JSONValue? { nil }
     func record<T>(_ value: T, _ encoded: JSONValue) {}
     func finish() {}
 }
 
-private final class ElementMemo<E: Equatable>: AnyElementMemo {
+final class ElementMemo<E: Equatable>: AnyElementMemo {
     /// The previous encoding's elements of this type and their encodings, in order.
     var previousValues: [E] = []
     var previousEncoded: [JSONValue] = []
@@ -72,7 +82,12 @@ private final class ElementMemo<E: Equatable>: AnyElementMemo {
     var encoded: [JSONValue] = []
 
     override func reuse<T>(_ value: T) -> JSONValue? {
-        let value = unsafeBitCast(value, to: E.self)
+        reuse(element: unsafeBitCast(value, to: E.self))
+    }
+
+    /// The previous encoding of an element equal to `value` near its position, recorded as this
+    /// encoding's next; nil when there is none (the caller encodes it and calls ``record(element:_:)``).
+    func reuse(element value: E) -> JSONValue? {
         let position = values.count
         func matches(_ candidate: Int) -> Bool {
             candidate >= 0 && candidate < previousValues.count && previousValues[candidate] == value
@@ -98,7 +113,12 @@ private final class ElementMemo<E: Equatable>: AnyElementMemo {
     }
 
     override func record<T>(_ value: T, _ encoding: JSONValue) {
-        values.append(unsafeBitCast(value, to: E.self))
+        record(element: unsafeBitCast(value, to: E.self), encoding)
+    }
+
+    /// Records the encoding of an element that could not be reused.
+    func record(element value: E, _ encoding: JSONValue) {
+        values.append(value)
         encoded.append(encoding)
     }
 

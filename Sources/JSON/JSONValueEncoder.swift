@@ -9,6 +9,7 @@ public struct JSONValueEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at the top level.
     public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         if let value = value as? JSONValue { return value }
+        if let convertible = value as? any JSONValueConvertible { return convertible.jsonValue(reusing: nil) }
         let encoder = ValueEncoder(parent: nil, key: nil)
         try value.encode(to: encoder)
         guard let node = encoder.node else {
@@ -23,6 +24,11 @@ public struct JSONValueEncoder: Sendable {
     ///
     /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at the top level.
     public func encode<T: Encodable>(_ value: T, reusing memo: EncodingMemo) throws -> JSONValue {
+        if let convertible = value as? any JSONValueConvertible {
+            let encoded = convertible.jsonValue(reusing: memo)
+            memo.finish()
+            return encoded
+        }
         let encoder = ValueEncoder(parent: nil, key: nil, memo: memo)
         do {
             try value.encode(to: encoder)
