@@ -100,6 +100,13 @@ extension JSONValue {
 
     private static func appendString(_ value: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
+        appendEscaped(value, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value` escaped as the inside of a JSON string (without the quotes), as ``serialize(into:)``
+    /// writes strings: for serialisers that write a string in pieces (a JSON Pointer's tokens).
+    public static func appendEscaped(_ value: String, to buffer: inout [UInt8]) {
         var value = value
         value.withUTF8 { utf8 in
             var runStart = 0
@@ -121,6 +128,5 @@ extension JSONValue {
             }
             if runStart < utf8.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
-        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -60,7 +60,7 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    fileprivate func replacingTildeAndSlash() -> String {
+    func replacingTildeAndSlash() -> String {
         guard contains("~") || contains("/") else { return self }
         var escaped = ""
         for character in self {

@@ -87,6 +87,12 @@ public final class Connection {
         outbox.enqueueNotification(method, params: params)
     }
 
+    /// Sends a notification whose params `writeParams` serialises itself (see
+    /// ``Outbox/enqueueNotification(_:writingParams:)``).
+    public func notify(_ method: String, writingParams writeParams: (inout [UInt8]) -> Void) {
+        outbox.enqueueNotification(method, writingParams: writeParams)
+    }
+
     // MARK: Input
 
     /// Handles one complete message body (a request, a notification, a batch, or anything else).

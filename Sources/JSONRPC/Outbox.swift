@@ -57,6 +57,19 @@ public final class Outbox {
         enqueue(["jsonrpc": "2.0", "method": .string(method), "params": params])
     }
 
+    /// Queues a notification whose params `writeParams` serialises itself (compact, members in key
+    /// order, as ``JSONValue/serialize(into:)`` writes them): for a producer whose params are cheaper to
+    /// write than to build as a value (a state patch).
+    public func enqueueNotification(_ method: String, writingParams writeParams: (inout [UInt8]) -> Void) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: #"{"jsonrpc":"2.0","method":"#.utf8)
+        JSONValue.string(method).serialize(into: &scratch)
+        scratch.append(contentsOf: #","params":"#.utf8)
+        writeParams(&scratch)
+        scratch.append(0x7D)
+        enqueuePayload(scratch)
+    }
+
     /// Queues already-serialised JSON.
     public func enqueuePayload(_ payload: [UInt8]) {
         framing.frame(payload, into: &pending)

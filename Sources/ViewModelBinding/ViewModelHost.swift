@@ -255,8 +255,9 @@ public final class ViewModelHost<Environment> {
             // once, so an action finishing in this same turn flushes it before answering. Otherwise the
             // flush runs as a job after the current one: later changes in this turn fire no callback
             // (the tracking is spent until the flush reads the state again), so one turn's changes
-            // become one notification.
-            if let entry { dirty.mark(entry) }
+            // become one notification. One flush is scheduled for all the ViewModels marked before it
+            // takes them (while the output is held back, the drain flushes them instead).
+            guard let entry, dirty.mark(entry) else { return }
             Task { @MainActor in self?.flushDirty() }
         }
         return try result.get()
@@ -297,12 +298,24 @@ public final class ViewModelHost<Environment> {
             guard !patch.isEmpty else { continue }
             entry.state = newState
             entry.version += 1
-            var params: [String: JSONValue] = ["viewModel": .string(handle), "version": .integer(Int64(entry.version))]
+            let version = Int64(entry.version)
             switch updateMode {
-            case .patch: params["patch"] = patch.jsonValue
-            case .snapshot: params["state"] = newState
+            case .patch:
+                // Written straight from the patch (members in key order, as every message is written).
+                connection.notify("viewModel/changed") { buffer in
+                    buffer.append(contentsOf: #"{"patch":"#.utf8)
+                    patch.serialize(into: &buffer)
+                    buffer.append(contentsOf: #","version":"#.utf8)
+                    JSONValue.integer(version).serialize(into: &buffer)
+                    buffer.append(contentsOf: #","viewModel":"#.utf8)
+                    JSONValue.string(handle).serialize(into: &buffer)
+                    buffer.append(UInt8(ascii: "}"))
+                }
+            case .snapshot:
+                connection.notify(
+                    "viewModel/changed",
+                    params: ["viewModel": .string(handle), "version": .integer(version), "state": newState])
             }
-            connection.notify("viewModel/changed", params: .object(params))
         }
     }
 
@@ -317,7 +330,13 @@ final class DirtyList: Sendable {
     private let marked = Mutex<[any DirtyEntry]>([])
 
     /// Marks a ViewModel as changed.
-    func mark(_ entry: any DirtyEntry) { marked.withLock { $0.append(entry) } }
+    /// - Returns: Whether it is the first mark since the marks were last taken (a flush is then due).
+    func mark(_ entry: any DirtyEntry) -> Bool {
+        marked.withLock { marked in
+            marked.append(entry)
+            return marked.count == 1
+        }
+    }
 
     /// The ViewModels marked since the last call, each once, in the order of their handles; clears the marks.
     func take<Entry: DirtyEntry>() -> [Entry] {

@@ -32,6 +32,31 @@ import Testing
         }
     }
 
+    /// `serialize(into:)` writes what serialising the patch's value writes, byte for byte.
+    @Test func serializedPatchEqualsItsValueSerialized() throws {
+        var generator = SeededRandom(seed: 6902)
+        for _ in 0..<2_000 {
+            let old = JSONValue.random(depth: 4, using: &generator)
+            let patch = JSONPatch.diff(from: old, to: mutate(mutate(old, &generator), &generator))
+            var direct: [UInt8] = []
+            patch.serialize(into: &direct)
+            var viaValue: [UInt8] = []
+            patch.jsonValue.serialize(into: &viaValue)
+            #expect(direct == viaValue)
+        }
+        let awkward = try JSONPointer("/a~1b/~0/\"q\"/\u{1}\n/é😀//0")
+        let every = JSONPatch([
+            .add(path: awkward, value: ["x": [1, nil, 2.5]]), .remove(path: .root),
+            .replace(path: awkward, value: "~/"), .move(from: awkward, path: .root),
+            .copy(from: .root, path: awkward), .test(path: awkward, value: false),
+        ])
+        var direct: [UInt8] = []
+        every.serialize(into: &direct)
+        var viaValue: [UInt8] = []
+        every.jsonValue.serialize(into: &viaValue)
+        #expect(String(decoding: direct, as: UTF8.self) == String(decoding: viaValue, as: UTF8.self))
+    }
+
     @Test func equalDocumentsGiveAnEmptyPatch() {
         let document: JSONValue = ["a": [1, 2, ["b": nil]]]
         #expect(JSONPatch.diff(from: document, to: document).isEmpty)
