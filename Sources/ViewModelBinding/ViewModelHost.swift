@@ -274,8 +274,8 @@ public final class ViewModelHost<Environment> {
     public func flushDirty(force: Bool = false) {
         guard force || !connection.outbox.shouldHoldBack() else { return }
         // The last patch made: a ViewModel of the same type going from the same state to the same state
-        // (sharing storage with them, so comparing is immediate) sends the same patch.
-        var lastPatch: (type: String, old: JSONValue, new: JSONValue, patch: JSONPatch)?
+        // (sharing storage with them, so comparing is immediate) sends the same patch, serialised once.
+        var lastPatch: (type: String, old: JSONValue, new: JSONValue, patch: JSONPatch, bytes: [UInt8])?
         for entry: Entry in dirty.take() {
             // A ViewModel closed since its change is gone.
             guard let open = screens[entry.handle], open === entry else { continue }
@@ -289,11 +289,16 @@ public final class ViewModelHost<Environment> {
             }
             guard let newState = read else { continue }
             let patch: JSONPatch
+            let patchBytes: [UInt8]
             if let last = lastPatch, last.type == entry.definition.type, last.new == newState, last.old == entry.state {
                 patch = last.patch
+                patchBytes = last.bytes
             } else {
                 patch = JSONPatch.diff(from: entry.state, to: newState)
-                lastPatch = (entry.definition.type, entry.state, newState, patch)
+                var bytes: [UInt8] = []
+                if updateMode == .patch, !patch.isEmpty { patch.serialize(into: &bytes) }
+                patchBytes = bytes
+                lastPatch = (entry.definition.type, entry.state, newState, patch, bytes)
             }
             guard !patch.isEmpty else { continue }
             entry.state = newState
@@ -304,7 +309,7 @@ public final class ViewModelHost<Environment> {
                 // Written straight from the patch (members in key order, as every message is written).
                 connection.notify("viewModel/changed") { buffer in
                     buffer.append(contentsOf: #"{"patch":"#.utf8)
-                    patch.serialize(into: &buffer)
+                    buffer.append(contentsOf: patchBytes)
                     buffer.append(contentsOf: #","version":"#.utf8)
                     JSONValue.integer(version).serialize(into: &buffer)
                     buffer.append(contentsOf: #","viewModel":"#.utf8)
