@@ -15,14 +15,48 @@ import Shop
 /// (0 for a line removed that way), `checkout` (with the order's units) when an order is placed.
 @MainActor @Observable
 public final class CartViewModel {
-    public private(set) var phase: Phase = .idle
-    public private(set) var cart: Cart?
-    public private(set) var checkoutPhase: SubmitPhase = .idle
-    public private(set) var lastOrder: Order?
+    /// What the screen shows, held as one observed value: the binding reads all of it after every change,
+    /// and observation costs per property read and per property tracked (each a key path hashed several
+    /// times per change), so the cart's six properties are one. A change to any of them marks the
+    /// screen changed, which is what the binding needs.
+    private var shown = Shown()
+
+    /// The stored form of the shown properties.
+    private struct Shown {
+        var phase: Phase = .idle
+        var cart: Cart?
+        var checkoutPhase: SubmitPhase = .idle
+        var lastOrder: Order?
+        var actionError: ErrorInfo?
+        var notices: [CartNotice] = []
+    }
+
+    public private(set) var phase: Phase {
+        get { shown.phase }
+        set { shown.phase = newValue }
+    }
+    public private(set) var cart: Cart? {
+        get { shown.cart }
+        set { shown.cart = newValue }
+    }
+    public private(set) var checkoutPhase: SubmitPhase {
+        get { shown.checkoutPhase }
+        set { shown.checkoutPhase = newValue }
+    }
+    public private(set) var lastOrder: Order? {
+        get { shown.lastOrder }
+        set { shown.lastOrder = newValue }
+    }
     /// The last failed change, while the cart stays shown.
-    public private(set) var actionError: ErrorInfo?
+    public private(set) var actionError: ErrorInfo? {
+        get { shown.actionError }
+        set { shown.actionError = newValue }
+    }
     /// Lines that went without the user removing them, and why; cleared by the user's next change.
-    public private(set) var notices: [CartNotice] = []
+    public private(set) var notices: [CartNotice] {
+        get { shown.notices }
+        set { shown.notices = newValue }
+    }
 
     @ObservationIgnored private let cartService: any CartService
     @ObservationIgnored private let orders: any OrderService
@@ -73,15 +107,16 @@ public final class CartViewModel {
 
     /// The whole state as one value.
     ///
-    /// Reads each observed property once: every read is recorded by the observation tracking of the
-    /// binding, which hashes the property's key path each time.
+    /// Reads the observed values once each (``shown`` and the session's capped lines): every read is
+    /// recorded by the binding's observation tracking, which hashes a key path each time.
     public var state: CartState {
-        let phase = phase, cart = cart, checkoutPhase = checkoutPhase, capped = session.cappedLines
+        let shown = shown, capped = session.cappedLines
         return CartState(
-            phase: phase.name, error: phase.error ?? actionError, lines: (cart?.lines ?? []).map(CartLineSnapshot.init),
-            totals: CartTotals(cart ?? .empty), checkoutPhase: checkoutPhase.name, checkoutError: checkoutPhase.error,
-            lastOrder: lastOrder.map(OrderSnapshot.init),
-            notices: capped.isEmpty ? notices : notices + capped.map(CartNotice.init(capped:)))
+            phase: shown.phase.name, error: shown.phase.error ?? shown.actionError,
+            lines: (shown.cart?.lines ?? []).map(CartLineSnapshot.init), totals: CartTotals(shown.cart ?? .empty),
+            checkoutPhase: shown.checkoutPhase.name, checkoutError: shown.checkoutPhase.error,
+            lastOrder: shown.lastOrder.map(OrderSnapshot.init),
+            notices: capped.isEmpty ? shown.notices : shown.notices + capped.map(CartNotice.init(capped:)))
     }
 
     // MARK: Lifecycle
