@@ -34,15 +34,13 @@ extension JSONPatch {
         case (.object(let oldMembers), .object(let newMembers)):
             memberCount = max(oldMembers.count, newMembers.count)
             var changed = 0
-            if oldMembers.count > newMembers.count || !oldMembers.keys.allSatisfy({ newMembers[$0] != nil }) {
-                for key in oldMembers.keys.sorted() where newMembers[key] == nil {
-                    nested.append(.remove(path: path.appending(key)))
-                    changed += 1
-                }
-            }
-            for key in newMembers.keys.sorted() {
-                let newValue = newMembers[key]!
+            // Each member is looked up once, in the old object: the new one is walked as sorted pairs, and
+            // old members are missing from it exactly when fewer new ones were found in the old object
+            // than it has. Removals come first in the operations.
+            var found = 0
+            for (key, newValue) in newMembers.sorted(by: { $0.key < $1.key }) {
                 if let oldValue = oldMembers[key] {
+                    found += 1
                     if areContainersOfOneKind(oldValue, newValue) {
                         guard appendDiff(from: oldValue, to: newValue, at: path.appending(key), into: &nested) else { continue }
                     } else {
@@ -53,6 +51,14 @@ extension JSONPatch {
                     nested.append(.add(path: path.appending(key), value: newValue))
                 }
                 changed += 1
+            }
+            if found < oldMembers.count {
+                var removals = [JSONPatchOperation]()
+                for key in oldMembers.keys.sorted() where newMembers[key] == nil {
+                    removals.append(.remove(path: path.appending(key)))
+                    changed += 1
+                }
+                nested.insert(contentsOf: removals, at: 0)
             }
             changedMembers = changed
         case (.array(let oldElements), .array(let newElements)):
