@@ -42,6 +42,7 @@ public final class EncodingMemo {
 
     /// The memo of one `Equatable` element type, for values that build their own forms
     /// (``JSONValueConvertible``): typed, so no cast per element.
+    @usableFromInline
     func elements<E: Equatable>(of type: E.Type) -> ElementMemo<E> {
         let id = ObjectIdentifier(type)
         if let entry = entries[id] { return unsafeDowncast(entry, to: ElementMemo<E>.self) }
@@ -67,19 +68,28 @@ public final class EncodingMemo {
 
 /// What ``EncodingMemo`` keeps of one element type. Its methods are called with values of that type
 /// only (the memo is found by the type's identifier), so `T` is `E` in ``ElementMemo``.
+@usableFromInline
 class AnyElementMemo {
     func reuse<T>(_ value: T) -> JSONValue? { nil }
     func record<T>(_ value: T, _ encoded: JSONValue) {}
     func finish() {}
 }
 
+/// What ``EncodingMemo`` keeps of one `Equatable` element type: the previous encoding's elements and forms.
+///
+/// Its typed methods are inlinable so that a hand-built form (``JSONValue/array(_:reusing:_:)``) gets them
+/// specialised for its element type in its own module: unspecialised, each comparison went through witness
+/// tables and metadata lookups that cost several times the comparison.
+@usableFromInline
 final class ElementMemo<E: Equatable>: AnyElementMemo {
     /// The previous encoding's elements of this type and their encodings, in order.
-    var previousValues: [E] = []
-    var previousEncoded: [JSONValue] = []
+    @usableFromInline var previousValues: [E] = []
+    @usableFromInline var previousEncoded: [JSONValue] = []
     /// This encoding's so far.
-    var values: [E] = []
-    var encoded: [JSONValue] = []
+    @usableFromInline var values: [E] = []
+    @usableFromInline var encoded: [JSONValue] = []
+
+    @usableFromInline override init() {}
 
     override func reuse<T>(_ value: T) -> JSONValue? {
         reuse(element: unsafeBitCast(value, to: E.self))
@@ -87,6 +97,7 @@ final class ElementMemo<E: Equatable>: AnyElementMemo {
 
     /// The previous encoding of an element equal to `value` near its position, recorded as this
     /// encoding's next; nil when there is none (the caller encodes it and calls ``record(element:_:)``).
+    @inlinable
     func reuse(element value: E) -> JSONValue? {
         let position = values.count
         func matches(_ candidate: Int) -> Bool {
@@ -117,6 +128,7 @@ final class ElementMemo<E: Equatable>: AnyElementMemo {
     }
 
     /// Records the encoding of an element that could not be reused.
+    @inlinable
     func record(element value: E, _ encoding: JSONValue) {
         values.append(value)
         encoded.append(encoding)

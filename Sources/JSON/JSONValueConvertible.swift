@@ -17,6 +17,7 @@ extension JSONValue {
     /// elements equal to them (matched by position as ``EncodingMemo`` describes), so that an unchanged
     /// cart line costs a comparison instead of an encoding and shares its storage with the last state's.
     /// - Parameter form: builds one element's form (its `Encodable` form).
+    @inlinable
     public static func array<Element: Equatable>(
         _ elements: [Element], reusing memo: EncodingMemo?, _ form: (Element) -> JSONValue
     ) -> JSONValue {
