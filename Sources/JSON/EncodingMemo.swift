@@ -59,10 +59,8 @@ public final class EncodingMemo {
             notEquatable.insert(id)
             return nil
         }
-        func make<E: Equatable>(_: E.Type) -> AnyElementMemo { ElementMemo<E>() }
-        let memo = make(equatable)
-        entries[id] = memo
-        return memo
+        func make<E: Equatable>(_: E.Type) -> AnyElementMemo { elements(of: E.self) }
+        return make(equatable)
     }
 }
 
