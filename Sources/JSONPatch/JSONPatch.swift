@@ -41,8 +41,7 @@ public struct JSONPatch: Equatable, Sendable {
             case .remove(let path):
                 _ = try document.remove(at: path.tokens[...], pointer: path)
             case .replace(let path, let value):
-                _ = try document.remove(at: path.tokens[...], pointer: path)
-                try document.insert(value, at: path.tokens[...], pointer: path)
+                try document.replace(at: path.tokens[...], with: value, pointer: path)
             case .move(let from, let path):
                 let value = try document.remove(at: from.tokens[...], pointer: from)
                 try document.insert(value, at: path.tokens[...], pointer: path)
@@ -95,8 +94,12 @@ extension JSONValue {
             return
         }
         let rest = tokens.dropFirst()
+        // Each container is taken out of `self` while it changes, so that one this document alone holds is
+        // changed in place rather than copied (a document applied to is copied once, on its first change).
+        // On an error the document is left part-way: `apply` throws it away.
         switch self {
         case .object(var members):
+            self = .null
             if rest.isEmpty {
                 members[token] = value
             } else {
@@ -107,6 +110,7 @@ extension JSONValue {
             }
             self = .object(members)
         case .array(var elements):
+            self = .null
             let index = token == "-" ? elements.count : Self.arrayIndex(token, count: elements.count)
             guard let index else { throw .pathNotFound(pointer.description) }
             if rest.isEmpty {
@@ -124,6 +128,31 @@ extension JSONValue {
         }
     }
 
+    /// RFC 6902's `replace` (a `remove` and an `add` at one existing location) in one walk down the document.
+    fileprivate mutating func replace(at tokens: ArraySlice<String>, with value: JSONValue, pointer: JSONPointer) throws(JSONPatchError) {
+        guard let token = tokens.first else {
+            self = value
+            return
+        }
+        let rest = tokens.dropFirst()
+        switch self {  // containers taken out of `self` while they change, as in `insert`
+        case .object(var members):
+            self = .null
+            guard let index = members.index(forKey: token) else { throw .pathNotFound(pointer.description) }
+            try members.values[index].replace(at: rest, with: value, pointer: pointer)
+            self = .object(members)
+        case .array(var elements):
+            self = .null
+            guard let index = Self.arrayIndex(token, count: elements.count), index < elements.count else {
+                throw .pathNotFound(pointer.description)
+            }
+            try elements[index].replace(at: rest, with: value, pointer: pointer)
+            self = .array(elements)
+        default:
+            throw .pathNotFound(pointer.description)
+        }
+    }
+
     fileprivate mutating func remove(at tokens: ArraySlice<String>, pointer: JSONPointer) throws(JSONPatchError) -> JSONValue {
         guard let token = tokens.first else {
             let removed = self
@@ -131,8 +160,9 @@ extension JSONValue {
             return removed
         }
         let rest = tokens.dropFirst()
-        switch self {
+        switch self {  // containers taken out of `self` while they change, as in `insert`
         case .object(var members):
+            self = .null
             guard var child = members.removeValue(forKey: token) else { throw .pathNotFound(pointer.description) }
             if rest.isEmpty {
                 self = .object(members)
@@ -143,6 +173,7 @@ extension JSONValue {
             self = .object(members)
             return removed
         case .array(var elements):
+            self = .null
             guard let index = Self.arrayIndex(token, count: elements.count), index < elements.count else {
                 throw .pathNotFound(pointer.description)
             }

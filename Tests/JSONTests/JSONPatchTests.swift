@@ -10,7 +10,9 @@ import Testing
             let old = JSONValue.random(depth: 4, using: &generator)
             let new = Bool.random(using: &generator) ? JSONValue.random(depth: 4, using: &generator) : mutate(old, &generator)
             let patch = JSONPatch.diff(from: old, to: new)
+            let copy = old
             #expect(try patch.apply(to: old) == new, "old \(old) new \(new) patch \(patch.jsonValue)")
+            #expect(old == copy)  // changed in place only once copied
             // The wire form reads back to the same patch.
             #expect(try JSONPatch(json: try JSONValue(parsing: patch.jsonValue.serialized())) == patch)
         }
@@ -148,6 +150,12 @@ import Testing
         }
         #expect(throws: JSONPatchError.pathNotFound("/a/01")) {
             try JSONPatch([.replace(path: try JSONPointer("/a/01"), value: 1)]).apply(to: ["a": [0, 1]])
+        }
+        // A replace needs its target (member, in-range index; not "-").
+        for (path, document) in [("/nope", [:] as JSONValue), ("/a/2", ["a": [0, 1]]), ("/a/-", ["a": [0, 1]]), ("/a/b", ["a": 1])] {
+            #expect(throws: JSONPatchError.pathNotFound(path)) {
+                try JSONPatch([.replace(path: try JSONPointer(path), value: 1)]).apply(to: document)
+            }
         }
         #expect(throws: JSONPatchError.testFailed("/a")) {
             try JSONPatch([.test(path: try JSONPointer("/a"), value: 2)]).apply(to: ["a": 1])
