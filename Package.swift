@@ -84,9 +84,10 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The five ViewModels. Their async closures run where they are called (the main actor), so that
-        // service calls reach the store in the order the actions came.
+        // service calls reach the store in the order the actions came. JSON and JSONPatch: the cart's state
+        // builds its own JSON form and its own patches (it changes on every cart change).
         .target(
-            name: "ShopFeatures", dependencies: ["Shop", "JSON"],
+            name: "ShopFeatures", dependencies: ["Shop", "JSON", "JSONPatch"],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // ViewModels on the wire: open/close, actions, versioned JSON Patch state streaming.
@@ -162,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ShopFeaturesTests",
-            dependencies: ["ShopFeatures", "Shop", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["ShopFeatures", "Shop", "Randomness", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "ViewModelBindingTests",
