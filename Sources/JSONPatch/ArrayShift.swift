@@ -22,7 +22,8 @@ package enum ArrayShift: Equatable {
     /// The shift that turns `old` into `new` when one of at most ``longest`` elements exists and the
     /// elements it keeps outnumber the ones it edits (otherwise comparing positions is as short).
     /// `old` and `new` differ in their first elements (the common prefix has been dropped).
-    package static func find(from old: ArraySlice<JSONValue>, to new: ArraySlice<JSONValue>) -> ArrayShift? {
+    /// Generic over the element, so that a typed diff (``JSONPatchDiffable``) decides as the JSON diff does.
+    package static func find<Element: Equatable>(from old: ArraySlice<Element>, to new: ArraySlice<Element>) -> ArrayShift? {
         guard old.count >= 2, new.count >= 2 else { return nil }
         for count in 1...min(longest, old.count - 1) where old.count - count <= new.count {
             let kept = old.count - count

@@ -1,4 +1,5 @@
 import JSON
+import JSONPatch
 import JSONRPC
 import JSONSchema
 
@@ -60,6 +61,13 @@ public struct ViewModelDefinition<Environment>: Sendable {
     }
 }
 
+/// A state read because it changed: its JSON form, and the patch to it from the form read before when the
+/// state type made that patch itself (``JSONPatchDiffable``; nil: the caller diffs the two forms).
+struct ChangedState {
+    let json: JSONValue
+    let patch: JSONPatch?
+}
+
 /// A type-erased open ViewModel.
 @MainActor
 final class OpenScreen {
@@ -67,11 +75,12 @@ final class OpenScreen {
     /// Reads the state snapshot and encodes it, unless it is equal to the one read last (when the state
     /// type is `Equatable`): nil then. A change somewhere else in the shop marks every ViewModel that
     /// read the changed property, though most of them show the same as before; comparing the snapshot
-    /// values is much cheaper than encoding one and diffing the result. A state that did change is encoded
-    /// reusing the encodings of the array elements (cart lines, listed products) that did not, or, when
-    /// another ViewModel of the connection has just encoded an equal state (a second cart screen showing
-    /// the same cart), taken from it (`shared`).
-    let readChangedState: @MainActor (_ shared: SharedEncodings) throws -> JSONValue?
+    /// values is much cheaper than encoding one and diffing the result. A state that did change is, in
+    /// order of preference: taken from another ViewModel of the connection that has just encoded an equal
+    /// state (a second cart screen showing the same cart; `shared`); patched from `current`, the form of the
+    /// state read last, when its type makes its own patch (``JSONPatchDiffable``: the cart); or encoded,
+    /// reusing the encodings of the array elements (cart lines, listed products) that did not change.
+    let readChangedState: @MainActor (_ shared: SharedEncodings, _ current: JSONValue) throws -> ChangedState?
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
 
@@ -79,17 +88,27 @@ final class OpenScreen {
         let encoder = JSONValueEncoder()
         object = model
         let equal = Self.equality(of: Model.State.self)
+        let typedPatch = Self.typedPatch(of: Model.State.self)
         var last: Model.State?
         let memo = EncodingMemo()
-        readChangedState = { shared in
+        readChangedState = { shared, current in
             let state = model.state
-            guard let equal else { return try encoder.encode(state, reusing: memo) }
+            guard let equal else { return ChangedState(json: try encoder.encode(state, reusing: memo), patch: nil) }
             if let last, equal(last, state) { return nil }
+            let changed: ChangedState
+            if let encoded = shared.encoding(of: state, equal: equal) {
+                changed = ChangedState(json: encoded, patch: nil)
+            } else if let last, let typedPatch, let patch = typedPatch(last, state), let patched = try? patch.apply(to: current) {
+                // `current` is the form of `last`: the host keeps every form read, or an equal one.
+                shared.keep(state, patched)
+                changed = ChangedState(json: patched, patch: patch)
+            } else {
+                let encoded = try encoder.encode(state, reusing: memo)
+                shared.keep(state, encoded)
+                changed = ChangedState(json: encoded, patch: nil)
+            }
             last = state
-            if let encoded = shared.encoding(of: state, equal: equal) { return encoded }
-            let encoded = try encoder.encode(state, reusing: memo)
-            shared.keep(state, encoded)
-            return encoded
+            return changed
         }
         appear = { model.appear() }
         close = { model.close() }
@@ -102,6 +121,15 @@ final class OpenScreen {
             { ($0 as! E) == ($1 as! E) }
         }
         return equality(equatable)
+    }
+
+    /// `State`'s own patch from an old state to a new one, when it makes one (``JSONPatchDiffable``).
+    private static func typedPatch<State>(of type: State.Type) -> ((State, State) -> JSONPatch?)? {
+        guard let diffable = type as? any JSONPatchDiffable.Type else { return nil }
+        func typedPatch<D: JSONPatchDiffable>(_: D.Type) -> (State, State) -> JSONPatch? {
+            { ($1 as! D).patch(from: $0 as! D) }
+        }
+        return typedPatch(diffable)
     }
 }
 

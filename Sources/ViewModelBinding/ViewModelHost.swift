@@ -221,7 +221,7 @@ public final class ViewModelHost<Environment> {
         let entry = Entry(number: nextHandle, definition: definition, screen: screen)
         nextHandle += 1
         screen.appear()
-        entry.state = try observeState(of: entry) ?? .null
+        entry.state = try observeState(of: entry)?.json ?? .null
         screens[entry.handle] = entry
         return snapshot(of: entry)
     }
@@ -246,10 +246,10 @@ public final class ViewModelHost<Environment> {
 
     /// Reads the state and arranges to hear of its next change; nil when the state is equal to the one
     /// read last (then it is not encoded again).
-    private func observeState(of entry: Entry) throws -> JSONValue? {
-        var result: Result<JSONValue?, any Error> = .success(nil)
+    private func observeState(of entry: Entry) throws -> ChangedState? {
+        var result: Result<ChangedState?, any Error> = .success(nil)
         withObservationTracking {
-            result = Result { try entry.screen.readChangedState(sharedEncodings) }
+            result = Result { try entry.screen.readChangedState(sharedEncodings, entry.state) }
         } onChange: { [weak self, dirty, weak entry] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
             // once, so an action finishing in this same turn flushes it before answering. Otherwise the
@@ -280,21 +280,23 @@ public final class ViewModelHost<Environment> {
             // A ViewModel closed since its change is gone.
             guard let open = screens[entry.handle], open === entry else { continue }
             let handle = entry.handle
-            let read: JSONValue?
+            let read: ChangedState?
             do {
                 read = try observeState(of: entry)
             } catch {
                 logger.error("could not encode a ViewModel's state", metadata: ["viewModel": "\(handle)", "error": "\(error)"])
                 continue
             }
-            guard let newState = read else { continue }
+            guard let read else { continue }
+            let newState = read.json
             let patch: JSONPatch
             let patchBytes: [UInt8]
-            if let last = lastPatch, last.type == entry.definition.type, last.new == newState, last.old == entry.state {
+            if read.patch == nil, let last = lastPatch, last.type == entry.definition.type, last.new == newState, last.old == entry.state {
                 patch = last.patch
                 patchBytes = last.bytes
             } else {
-                patch = JSONPatch.diff(from: entry.state, to: newState)
+                // The state type's own patch (the cart), or the diff of the two forms.
+                patch = read.patch ?? JSONPatch.diff(from: entry.state, to: newState)
                 var bytes: [UInt8] = []
                 if updateMode == .patch, !patch.isEmpty { patch.serialize(into: &bytes) }
                 patchBytes = bytes
