@@ -308,8 +308,8 @@ public final class CartViewModel {
                 if let event { self?.analytics.record(event(shopper, session.now())) }
                 guard let self, self.session.shopper == shopper else { return nil }
                 self.apply(cart, of: shopper)
-                self.actionError = nil
-                self.notices = []
+                if self.actionError != nil { self.actionError = nil }
+                if !self.notices.isEmpty { self.notices = [] }
                 self.session.dismissCappedLines()
             } catch {
                 return Failure.thrown(error) { self?.actionError = $0 }
@@ -327,6 +327,9 @@ public final class CartViewModel {
     private func apply(_ cart: Cart, of shopper: Shopper) {
         guard shopper == session.shopper else { return }
         if let shown = self.cart, shown.revision > cart.revision { return }
+        // The cart shown already (a change's answer after its feed event showed it): setting it again
+        // would only cost the observation's bookkeeping.
+        if phase == .loaded, self.cart == cart { return }
         self.cart = cart
         if let ended = checkoutEndRevision, cart.revision > ended {
             checkoutEndRevision = nil
