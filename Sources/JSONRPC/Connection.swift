@@ -32,6 +32,9 @@ public final class Connection {
     private var methods: [String: (MethodHandler, MethodDescription?)] = [:]
     private var notificationHandlers: [String: @MainActor (Request) -> Void] = [:]
     private var inFlight: [RequestID: Task<Void, Never>] = [:]
+    /// The executor the requests' tasks prefer (the transport's main-queue executor in the server), so that
+    /// their waits resume where they run instead of by way of the global pool; nil: none.
+    public var taskExecutor: (any TaskExecutor)?
     private var capabilities: JSONValue = [:]
     private var initializeHook: (@MainActor (InitializeParams) throws -> Void)?
     private var discoverExtras: [String: JSONValue] = [:]
@@ -186,17 +189,26 @@ public final class Connection {
                 sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
             }
         case .task(let body):
-            inFlight[id] = Task { @MainActor in
-                let outcome: Result<JSONValue, RPCError>
-                do {
-                    outcome = .success(try await body(request))
-                } catch {
-                    outcome = .failure(RPCError(from: error))
-                }
-                self.inFlight[id] = nil
-                sink.reply(outcome, id: id, outbox: self.outbox)
+            if let taskExecutor {
+                inFlight[id] = Task(executorPreference: taskExecutor) { [self] in await run(body, request, id: id, sink: sink) }
+            } else {
+                inFlight[id] = Task { @MainActor in await self.run(body, request, id: id, sink: sink) }
             }
         }
+    }
+
+    /// Runs a request's handler in its task and answers it.
+    private func run(
+        _ body: @MainActor @Sendable (Request) async throws -> JSONValue, _ request: Request, id: RequestID, sink: ResponseSink
+    ) async {
+        let outcome: Result<JSONValue, RPCError>
+        do {
+            outcome = .success(try await body(request))
+        } catch {
+            outcome = .failure(RPCError(from: error))
+        }
+        inFlight[id] = nil
+        sink.reply(outcome, id: id, outbox: outbox)
     }
 
     private func lifecycleRefusal(_ method: String) -> RPCError? {

@@ -71,8 +71,8 @@ public final class CartViewModel {
     @ObservationIgnored private var checkoutEndRevision: Int64?
     @ObservationIgnored private let load = ReplaceableLoad()
     @ObservationIgnored private var subscription: ShopSubscription?
-    @ObservationIgnored private var checkoutTask: Task<Result<Order?, any Error>, Never>?
-    @ObservationIgnored private var changeTasks: [Int: Task<(any Error)?, Never>] = [:]
+    @ObservationIgnored private var checkoutTask: MainActorTask<Result<Order?, any Error>>?
+    @ObservationIgnored private var changeTasks: [Int: MainActorTask<(any Error)?>] = [:]
     /// How many checkouts wait for the cart writes asked for before them (for tests).
     var checkoutsWaiting: Int { session.cartWrites.checkoutsWaiting }
     /// How many changes wait for a checkout to end (for tests).
@@ -238,7 +238,7 @@ public final class CartViewModel {
         // changed meanwhile by other means (a price change, another server, a checkout refused before this
         // one), which the store then refuses as `cartChanged` rather than charging what was never shown.
         let shownRevision = [askedRevision, session.cartWrites.revisionLeft(by: shopper)].compactMap { $0 }.max() ?? cart.revision
-        let task = Task { [weak self, cartService, orders, session] () -> Result<Order?, any Error> in
+        let task = MainActorTask(executorPreference: session.taskExecutor) { [weak self, cartService, orders, session] () -> Result<Order?, any Error> in
             do {
                 // The cart the customer was shown, or nothing: another session may have changed it.
                 let order = try await session.write { current in
@@ -297,7 +297,7 @@ public final class CartViewModel {
         let id = nextChangeId
         // Taken now, in the order the actions came: a change asked for after a checkout waits for it.
         let turn = session.cartWrites.change()
-        let task = Task { [weak self, cartService, session] () -> (any Error)? in
+        let task = MainActorTask(executorPreference: session.taskExecutor) { [weak self, cartService, session] () -> (any Error)? in
             var left: (shopper: Shopper, revision: Int64)?
             defer { session.cartWrites.end(turn, leaving: left) }
             if await session.cartWrites.turn(of: turn), Task.isCancelled { return CancellationError() }

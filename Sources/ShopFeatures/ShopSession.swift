@@ -25,6 +25,9 @@ public final class ShopSession {
     public private(set) var cappedLines: [CappedLine] = []
     /// The order of the session's cart writes, whichever of its ViewModels asks for them.
     @ObservationIgnored public let cartWrites = CartWriteOrder()
+    /// The executor the tasks of the session's cart writes prefer (the server's main-queue executor: their
+    /// waits for the store then resume on the main thread, not by way of the global pool); nil: none.
+    @ObservationIgnored public let taskExecutor: (any TaskExecutor)?
 
     @ObservationIgnored private let accounts: any AccountService
     @ObservationIgnored private let events: ShopEvents
@@ -54,8 +57,10 @@ public final class ShopSession {
     ///   - makeGuestId: a new random guest id (unguessable: it names the guest's stored cart).
     public init(
         accounts: any AccountService, events: ShopEvents, clock: any Clock<Duration>,
-        now: @escaping @Sendable () -> Date = { Date() }, makeGuestId: @escaping @Sendable () -> String
+        now: @escaping @Sendable () -> Date = { Date() }, makeGuestId: @escaping @Sendable () -> String,
+        taskExecutor: (any TaskExecutor)? = nil
     ) {
+        self.taskExecutor = taskExecutor
         self.accounts = accounts
         self.events = events
         self.clock = clock

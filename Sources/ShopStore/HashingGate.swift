@@ -26,9 +26,10 @@ package actor HashingGate {
         return try await Self.offExecutor(work)
     }
 
-    /// Runs CPU-heavy work on the global executor, not the actor's or the caller's.
+    /// Runs CPU-heavy work on the global executor, not the actor's or the caller's, even for a task that
+    /// prefers another executor (the server's main-queue executor would run it on the main thread).
     @concurrent
     private static func offExecutor<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async rethrows -> T {
-        try work()
+        try await withTaskExecutorPreference(globalConcurrentExecutor) { try work() }
     }
 }

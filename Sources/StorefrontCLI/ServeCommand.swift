@@ -96,9 +96,11 @@ struct ServeCommand: ParsableCommand {
             let clock = ContinuousClock()
             let live = database.services(faults: plan, clock: clock, market: marketSimulation)
             let services = noAnalytics ? live.recordingNoAnalytics() : live
+            // Tasks of requests and cart writes resume on the main queue the transport drains, not by way of
+            // the global pool (see `MainQueueTaskExecutor`).
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger,
-                simulation: marketSimulation)
+                simulation: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
             logger.info("serving", metadata: ["database": "\(database.description)"])
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)

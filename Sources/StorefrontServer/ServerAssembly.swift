@@ -27,14 +27,18 @@ public struct ServerAssembly {
     ///   - logger: the stderr log channel.
     ///   - simulation: the market simulation the services run, announced in `initialize`'s capabilities
     ///     (nil: none).
+    ///   - taskExecutor: the executor the requests' tasks and the cart writes' tasks prefer (the stdio
+    ///     transport's `MainQueueTaskExecutor` in the server; nil: none).
     public init(
         services: ShopServices, clock: any Clock<Duration>, makeGuestId: @escaping @Sendable () -> String,
-        outbox: Outbox, logger: Logger, simulation: MarketSimulation? = nil
+        outbox: Outbox, logger: Logger, simulation: MarketSimulation? = nil, taskExecutor: (any TaskExecutor)? = nil
     ) {
-        let session = ShopSession(accounts: services.accounts, events: services.events, clock: clock, makeGuestId: makeGuestId)
+        let session = ShopSession(
+            accounts: services.accounts, events: services.events, clock: clock, makeGuestId: makeGuestId, taskExecutor: taskExecutor)
         self.init(
             environment: ShopEnvironment(services: services, session: session, clock: clock), outbox: outbox, logger: logger,
             simulation: simulation)
+        connection.taskExecutor = taskExecutor
     }
 
     /// The protocol as `rpc.discover` serves it, and the state schemas, derived from the code: no services
