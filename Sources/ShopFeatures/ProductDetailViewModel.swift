@@ -48,8 +48,8 @@ public final class ProductDetailViewModel {
     @ObservationIgnored private let load = ReplaceableLoad()
     /// Why the last load failed, to refuse actions with what is true (gone, or failed and retryable).
     @ObservationIgnored private var loadFailure: ShopError?
-    @ObservationIgnored private var favoriteTask: Task<(any Error)?, Never>?
-    @ObservationIgnored private var addTask: Task<(any Error)?, Never>?
+    @ObservationIgnored private var favoriteTask: MainActorTask<(any Error)?>?
+    @ObservationIgnored private var addTask: MainActorTask<(any Error)?>?
     @ObservationIgnored private var addedFlagTask: Task<Void, Never>?
     /// Whether this opening recorded its view (once per ``appear()``).
     @ObservationIgnored private var recordedView = false
@@ -185,7 +185,7 @@ public final class ProductDetailViewModel {
         }
         let target = !previous
         isFavorite = target
-        let task = Task { [weak self, favorites, productId, session] () -> (any Error)? in
+        let task = MainActorTask(executorPreference: session.taskExecutor) { [weak self, favorites, productId, session] () -> (any Error)? in
             do {
                 let shopper = try await session.write { shopper in
                     try await favorites.setFavorite(productId: productId, isFavorite: target, for: shopper)
@@ -230,7 +230,7 @@ public final class ProductDetailViewModel {
         // Taken now, in the order the actions came: the cart's checkout waits for this add when it was
         // asked for after it, and this add waits for a checkout asked for before it.
         let turn = session.cartWrites.change()
-        let task = Task { [weak self, cart, productId, quantity, session] () -> (any Error)? in
+        let task = MainActorTask(executorPreference: session.taskExecutor) { [weak self, cart, productId, quantity, session] () -> (any Error)? in
             var left: (shopper: Shopper, revision: Int64)?
             defer { session.cartWrites.end(turn, leaving: left) }
             if await session.cartWrites.turn(of: turn), Task.isCancelled {
