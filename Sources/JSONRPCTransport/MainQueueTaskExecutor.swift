@@ -1,3 +1,4 @@
+import CMainQueue
 import Dispatch
 
 /// A task executor whose jobs run on the main queue, which the stdio transport drains between reads, as
@@ -23,10 +24,13 @@ public final class MainQueueTaskExecutor: TaskExecutor {
     /// Runs `job` on the main queue, in its order, isolated to the main actor (it runs on the main thread,
     /// between the main actor's other jobs, so a switch to the main actor costs nothing).
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        DispatchQueue.main.async {
-            job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
-        }
+        // The job itself is the context (`dispatch_async_f`): no closure or block is allocated per job.
+        cmq_async_main(unsafeBitCast(UnownedJob(job), to: UnsafeMutableRawPointer.self), runJobOnMainQueue)
     }
+}
+
+/// Runs a job queued by ``MainQueueTaskExecutor``, on the main queue.
+private func runJobOnMainQueue(_ context: UnsafeMutableRawPointer?) {
+    let job = unsafeBitCast(context, to: UnownedJob.self)
+    job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: MainQueueTaskExecutor.shared.asUnownedTaskExecutor())
 }

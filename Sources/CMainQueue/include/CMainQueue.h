@@ -11,4 +11,7 @@ int cmq_main_queue_fd(void);
 /// Clears the descriptor's readiness and runs the jobs queued on the main queue. Call on the main thread.
 void cmq_drain_main_queue(void);
 
+/// Queues `work(context)` on the main queue (`dispatch_async_f`: no block is made for it). Any thread.
+void cmq_async_main(void *context, void (*work)(void *));
+
 #endif
