@@ -24,7 +24,9 @@ public final class MainQueueTaskExecutor: TaskExecutor {
     /// Runs `job` on the main queue, in its order, isolated to the main actor (it runs on the main thread,
     /// between the main actor's other jobs, so a switch to the main actor costs nothing).
     public func enqueue(_ job: consuming ExecutorJob) {
-        // The job itself is the context (`dispatch_async_f`): no closure or block is allocated per job.
+        // The job itself is the context (`dispatch_async_f`): no closure or block is allocated per job. An
+        // unowned job is the job's address (checked, as the layout is not documented).
+        precondition(MemoryLayout<UnownedJob>.size == MemoryLayout<UnsafeMutableRawPointer>.size)
         cmq_async_main(unsafeBitCast(UnownedJob(job), to: UnsafeMutableRawPointer.self), runJobOnMainQueue)
     }
 }

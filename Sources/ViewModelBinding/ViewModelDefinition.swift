@@ -99,7 +99,9 @@ final class OpenScreen {
             if let encoded = shared.encoding(of: state, equal: equal) {
                 changed = ChangedState(json: encoded, patch: nil)
             } else if let last, let typedPatch, let patch = typedPatch(last, state), let patched = try? patch.apply(to: current) {
-                // `current` is the form of `last`: the host keeps every form read, or an equal one.
+                // `current` is the form of `last`: the host keeps every form read, or an equal one. Debug builds
+                // (the tests) check the patched form against the encoded one.
+                assert((try? encoder.encode(state)) == patched, "\(Model.State.self)'s own patch gave another form than its encoding")
                 shared.keep(state, patched)
                 changed = ChangedState(json: patched, patch: patch)
             } else {
