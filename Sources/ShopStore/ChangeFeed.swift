@@ -108,8 +108,12 @@ package final class ChangeFeed {
 
     /// Starts polling the log for other processes' commits every `interval` on `clock`; the poll ends
     /// when the feed is released or the task is cancelled.
-    package nonisolated func follow(every interval: Duration = defaultPollInterval, clock: any Clock<Duration>) -> Task<Void, Never> {
-        Task { @MainActor [weak self, source] in
+    /// - Parameter taskExecutor: the executor the poll's task prefers (the server's main-queue executor: each
+    ///   round's waits then resume on the main queue, not by way of the global pool); nil: none.
+    package nonisolated func follow(
+        every interval: Duration = defaultPollInterval, clock: any Clock<Duration>, taskExecutor: (any TaskExecutor)? = nil
+    ) -> Task<Void, Never> {
+        let poll: @MainActor () async -> Void = { [weak self, source] in
             while !Task.isCancelled {
                 do { try await clock.sleep(for: interval) } catch { return }
                 guard let last = try? await source.lastSeq() else { continue }
@@ -117,6 +121,8 @@ package final class ChangeFeed {
                 if last > self.position { await self.catchUp() }
             }
         }
+        if let taskExecutor { return Task(executorPreference: taskExecutor) { await poll() } }
+        return Task { @MainActor in await poll() }
     }
 
     /// Reads one batch after the position and publishes it. Returns whether the batch was full (more may

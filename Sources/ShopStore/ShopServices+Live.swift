@@ -19,6 +19,8 @@ extension ShopServices {
     ///     are released.
     ///   - market: a market simulation to run on `clock` (nil: none, the default); it stops when the
     ///     services are released.
+    ///   - taskExecutor: the executor the poll of other processes' changes prefers (the server's main-queue
+    ///     executor); nil: none.
     /// - Returns: The services and the feed.
     public static func live(
         database: ShopDatabase,
@@ -29,10 +31,11 @@ extension ShopServices {
         now: @escaping @Sendable () -> Date = { Date() },
         hasher: PasswordHasher = PasswordHasher(),
         followingOtherProcesses interval: Duration? = nil,
-        market: MarketSimulation? = nil
+        market: MarketSimulation? = nil,
+        taskExecutor: (any TaskExecutor)? = nil
     ) -> ShopServices {
         let feed = ChangeFeed(database: database, events: events)
-        if let interval, database.path != ":memory:" { _ = feed.follow(every: interval, clock: clock) }
+        if let interval, database.path != ":memory:" { _ = feed.follow(every: interval, clock: clock, taskExecutor: taskExecutor) }
         if let market {
             // The simulator holds the feed weakly: released services end it.
             Task { @MainActor [weak feed] in

@@ -20,12 +20,17 @@ enum OpenedStore {
     }
 
     /// Every service over the database (see `ShopServices.live` and `ShopServices.postgres`): a SQLite file
-    /// polls its change log for other processes' commits; PostgreSQL listens for them.
+    /// polls its change log for other processes' commits (its task preferring `taskExecutor`); PostgreSQL
+    /// listens for them.
     @MainActor
-    func services(faults: FaultPlan, clock: any Clock<Duration>, market: MarketSimulation?) -> ShopServices {
+    func services(
+        faults: FaultPlan, clock: any Clock<Duration>, market: MarketSimulation?, taskExecutor: (any TaskExecutor)? = nil
+    ) -> ShopServices {
         switch self {
         case .sqlite(let database):
-            .live(database: database, faults: faults, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval, market: market)
+            .live(
+                database: database, faults: faults, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval, market: market,
+                taskExecutor: taskExecutor)
         case .postgres(let database):
             .postgres(database: database, faults: faults, clock: clock, market: market)
         }

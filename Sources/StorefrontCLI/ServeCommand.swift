@@ -94,7 +94,7 @@ struct ServeCommand: ParsableCommand {
 
         let code = MainActor.assumeIsolated {
             let clock = ContinuousClock()
-            let live = database.services(faults: plan, clock: clock, market: marketSimulation)
+            let live = database.services(faults: plan, clock: clock, market: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
             let services = noAnalytics ? live.recordingNoAnalytics() : live
             // Tasks of requests and cart writes resume on the main queue the transport drains, not by way of
             // the global pool (see `MainQueueTaskExecutor`).
