@@ -70,12 +70,18 @@ extension JSONPatch {
             return true
         }
         guard changedMembers > 0 else { return false }
-        if changedMembers > 1, changedMembers * 2 > memberCount {
+        if replacesWhole(changed: changedMembers, of: memberCount) {
             operations.append(.replace(path: path, value: new))
         } else {
             operations.append(contentsOf: nested)
         }
         return true
+    }
+
+    /// Whether the diff replaces a container of `memberCount` members or elements whole when `changed` of them
+    /// changed: more than half of them, and more than one (one replace is then shorter than the edits).
+    public static func replacesWhole(changed: Int, of memberCount: Int) -> Bool {
+        changed > 1 && changed * 2 > memberCount
     }
 
     private static func appendArrayDiff(

@@ -54,18 +54,7 @@ public struct ObjectEdits {
 
     /// Whether the diff replaces the object whole rather than taking these edits.
     public var replacesWhole: Bool {
-        Self.replacesWhole(changedMembers: changedMembers, of: memberCount)
-    }
-
-    /// Whether the diff replaces an object of `memberCount` members whole when `changedMembers` of them
-    /// changed (so that a type can tell before building the members' new values).
-    public static func replacesWhole(changedMembers: Int, of memberCount: Int) -> Bool {
-        changedMembers > 1 && changedMembers * 2 > memberCount
-    }
-
-    /// The object's operations: the edits, or one replace of the whole object with `whole()`.
-    public func finished(whole: () -> JSONValue) -> [JSONPatchOperation] {
-        replacesWhole ? [.replace(path: path, value: whole())] : operations
+        JSONPatch.replacesWhole(changed: changedMembers, of: memberCount)
     }
 }
 
@@ -107,7 +96,7 @@ extension JSONPatch {
             operations.append(.add(path: path.appending(prefix + offset), value: form(new[prefix + offset])))
         }
         changed += abs(oldMiddle - newMiddle)
-        if changed > 1, changed * 2 > max(old.count, new.count) { return [.replace(path: path, value: whole())] }
+        if replacesWhole(changed: changed, of: max(old.count, new.count)) { return [.replace(path: path, value: whole())] }
         return operations
     }
 }

@@ -47,7 +47,7 @@ extension CartLineSnapshot {
     func edits(from old: CartLineSnapshot, at path: JSONPointer) -> [JSONPatchOperation] {
         let changed = [name != old.name, productId != old.productId, quantity != old.quantity, unitPrice != old.unitPrice]
         // Counted first: a line replaced whole builds no member values.
-        guard !ObjectEdits.replacesWhole(changedMembers: changed.count(where: { $0 }), of: 4) else {
+        guard !JSONPatch.replacesWhole(changed: changed.count(where: { $0 }), of: 4) else {
             return [.replace(path: path, value: jsonValue)]
         }
         var edits = ObjectEdits(at: path, memberCount: 4)
@@ -64,7 +64,7 @@ extension CartTotals {
     func edits(from old: CartTotals) -> [JSONPatchOperation] {
         let path = JSONPointer(tokens: ["totals"])
         let changed = [itemCount != old.itemCount, subtotal != old.subtotal, tax != old.tax, total != old.total]
-        guard !ObjectEdits.replacesWhole(changedMembers: changed.count(where: { $0 }), of: 4) else {
+        guard !JSONPatch.replacesWhole(changed: changed.count(where: { $0 }), of: 4) else {
             return [.replace(path: path, value: jsonValue)]
         }
         var edits = ObjectEdits(at: path, memberCount: 4)
