@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "CMainQueue"),
         // prctl, which Swift's Glibc module does not import.
         .target(name: "CProcessControl"),
+        // SQLite's process-wide settings (the variadic sqlite3_config, which Swift cannot call).
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         // One seeded random generator (SplitMix64) for the demo catalog, fault injection, fuzzing and tests.
         .target(name: "Randomness"),
         // The only module that touches json_t*.
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "ShopStore",
             dependencies: [
-                "Shop", "Randomness", "Credentials", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Shop", "Randomness", "Credentials", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]

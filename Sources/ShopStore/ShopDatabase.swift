@@ -75,6 +75,7 @@ public final class ShopDatabase: Sendable {
     /// which migrations are pending before taking the write lock, so one process may try a migration
     /// the other just applied. Both resolve on a retry, so opening a file is retried for up to about 2 s.
     private static func open(path: String, configuration: Configuration) throws -> any DatabaseWriter {
+        SQLiteProcessSettings.applyOnce()
         var attempt = 1
         while true {
             do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ShopStore
 
 #if canImport(Glibc)
 import Glibc
@@ -124,6 +125,8 @@ struct StorefrontBench: ParsableCommand {
     }
 
     func run() throws {
+        // The floors' connections (GRDB, in this process) run with the server's SQLite process settings.
+        SQLiteProcessSettings.applyOnce()
         let path = server ?? Self.siblingPath("storefront")
         guard access(path, X_OK) == 0 else {
             throw ValidationError("no executable at \(path): build it (swift build -c release --product storefront) or pass --server")

@@ -19,6 +19,17 @@ enum OpenedStore {
         }
     }
 
+    /// What the server logs when it starts serving: the database, and for SQLite whether the process-wide
+    /// settings (``SQLiteProcessSettings``) were applied before the first connection.
+    var logMetadata: Logger.Metadata {
+        switch self {
+        case .sqlite:
+            let result = SQLiteProcessSettings.result
+            return ["database": "\(description)", "sqliteSettings": "\(result == 0 ? "applied" : "refused (\(result))")"]
+        case .postgres: return ["database": "\(description)"]
+        }
+    }
+
     /// Every service over the database (see `ShopServices.live` and `ShopServices.postgres`): a SQLite file
     /// polls its change log for other processes' commits (its task preferring `taskExecutor`); PostgreSQL
     /// listens for them.

@@ -101,7 +101,7 @@ struct ServeCommand: ParsableCommand {
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger,
                 simulation: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
-            logger.info("serving", metadata: ["database": "\(database.description)"])
+            logger.info("serving", metadata: database.logMetadata)
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
             let code = transport.run(assembly.connection)

@@ -155,6 +155,17 @@ struct ServeTests {
         #expect(try server.receive(framing: .lsp)["id"] == 1)
     }
 
+    /// SQLite's process-wide settings (no mutex per connection call or per allocation) take effect only if set
+    /// before the first connection; a connection opened earlier (say, by a new start-up step) would quietly
+    /// leave the slower defaults. The server says which it got.
+    @Test func appliesSQLitesProcessSettingsBeforeItsFirstConnection() throws {
+        let server = try ServerProcess(["--log-level", "info"])
+        try server.send([Self.initialize, Self.shutdown, Self.exit], framing: .ndjson)
+        _ = try server.receiveToEnd(framing: .ndjson)
+        #expect(try server.waitForExit() == 0)
+        #expect(server.errorText.contains("sqliteSettings=applied"), "stderr: \(server.errorText)")
+    }
+
     @Test func helpListsTheServeOptions() throws {
         let server = try ServerProcess(["--help"])
         let help = try server.outputText()
