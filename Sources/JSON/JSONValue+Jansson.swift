@@ -32,20 +32,23 @@ extension JSONValue {
             root = json_loadb(base ?? cj_empty(), bytes.count, Int(flags | JSON_DECODE_INT_AS_REAL), &error)
             integersReadAsReals = true
         }
-        let tooDeep = "nesting deeper than \(Self.maximumNestingDepth) levels"
         guard let root else {
             guard json_error_code(&error) != json_error_stack_overflow else {
                 // jansson's own, higher depth limit: say which limit applies.
-                throw JSONParseError(text: tooDeep, line: Int(error.line), column: Int(error.column), position: Int(error.position))
+                throw JSONParseError(text: Self.tooDeep, line: Int(error.line), column: Int(error.column), position: Int(error.position))
             }
             throw JSONParseError(error)
         }
         defer { cj_decref(root) }
-        guard Self.nestingDepth(of: root, limit: Self.maximumNestingDepth) <= Self.maximumNestingDepth else {
-            throw JSONParseError(text: tooDeep, line: -1, column: -1, position: -1)
+        // The depth is checked while converting (one walk, not a walk to measure and one to convert).
+        guard let value = Self.converting(root, integersReadAsReals: integersReadAsReals, levelsLeft: Self.maximumNestingDepth) else {
+            throw JSONParseError(text: Self.tooDeep, line: -1, column: -1, position: -1)
         }
-        self = JSONValue(borrowing: root, integersReadAsReals: integersReadAsReals)
+        self = value
     }
+
+    /// The message of a text nested deeper than ``maximumNestingDepth``.
+    private static let tooDeep = "nesting deeper than \(maximumNestingDepth) levels"
 
     /// Parses one JSON text held in a byte array. See ``init(parsing:)-(UnsafeRawBufferPointer)``.
     public init(parsing bytes: [UInt8]) throws(JSONParseError) {
@@ -66,70 +69,62 @@ extension JSONValue {
     /// comes near it.
     public static let maximumNestingDepth = 256
 
-    /// The nesting depth of a jansson value, counting no further than `limit + 1`. `json` is borrowed.
-    private static func nestingDepth(of json: UnsafeMutablePointer<json_t>, limit: Int) -> Int {
-        // Iterative, so that measuring a deep value cannot itself overflow the stack.
-        var deepest = 0
-        var stack: [(UnsafeMutablePointer<json_t>, Int)] = [(json, 1)]
-        while let (value, depth) = stack.popLast() {
-            let type = cj_typeof(value)
-            guard type == JSON_OBJECT || type == JSON_ARRAY else { continue }
-            deepest = max(deepest, depth)
-            if deepest > limit { return deepest }
-            if type == JSON_ARRAY {
-                for index in 0..<json_array_size(value) {
-                    if let element = json_array_get(value, index) { stack.append((element, depth + 1)) }
-                }
-            } else {
-                var iterator = cj_object_iter(value)
-                while let entry = iterator {
-                    if let member = json_object_iter_value(entry) { stack.append((member, depth + 1)) }
-                    iterator = json_object_iter_next(value, entry)
-                }
-            }
-        }
-        return deepest
-    }
-
-    /// Converts a jansson value to Swift. `json` is borrowed: its reference count is not touched.
-    init(borrowing json: UnsafeMutablePointer<json_t>, integersReadAsReals: Bool = false) {
+    /// Converts a jansson value to Swift, or returns nil when its arrays and objects nest more than
+    /// `levelsLeft` levels deep (the walk stops there, so the recursion is never deeper than that plus one).
+    /// `json` is borrowed: its reference count is not touched.
+    private static func converting(
+        _ json: UnsafeMutablePointer<json_t>, integersReadAsReals: Bool, levelsLeft: Int
+    ) -> JSONValue? {
         switch cj_typeof(json) {
         case JSON_OBJECT:
+            guard levelsLeft > 0 else { return nil }
             var members = [String: JSONValue](minimumCapacity: json_object_size(json))
             var iterator = cj_object_iter(json)
             while let entry = iterator {
                 let key = String(cString: json_object_iter_key(entry), count: json_object_iter_key_len(entry))
                 // json_object_iter_value: borrowed.
-                members[key] = json_object_iter_value(entry).map { JSONValue(borrowing: $0, integersReadAsReals: integersReadAsReals) } ?? .null
+                if let member = json_object_iter_value(entry) {
+                    guard let value = converting(member, integersReadAsReals: integersReadAsReals, levelsLeft: levelsLeft - 1)
+                    else { return nil }
+                    members[key] = value
+                } else {
+                    members[key] = .null
+                }
                 iterator = json_object_iter_next(json, entry)
             }
-            self = .object(members)
+            return .object(members)
         case JSON_ARRAY:
+            guard levelsLeft > 0 else { return nil }
             let count = json_array_size(json)
             var elements = [JSONValue]()
             elements.reserveCapacity(count)
             for index in 0..<count {
                 // json_array_get: borrowed.
-                elements.append(json_array_get(json, index).map { JSONValue(borrowing: $0, integersReadAsReals: integersReadAsReals) } ?? .null)
+                if let element = json_array_get(json, index) {
+                    guard let value = converting(element, integersReadAsReals: integersReadAsReals, levelsLeft: levelsLeft - 1)
+                    else { return nil }
+                    elements.append(value)
+                } else {
+                    elements.append(.null)
+                }
             }
-            self = .array(elements)
+            return .array(elements)
         case JSON_STRING:
-            self = .string(String(cString: json_string_value(json), count: json_string_length(json)))
+            return .string(String(cString: json_string_value(json), count: json_string_length(json)))
         case JSON_INTEGER:
-            self = .integer(Int64(json_integer_value(json)))
+            return .integer(Int64(json_integer_value(json)))
         case JSON_REAL:
             let real = json_real_value(json)
             if integersReadAsReals, let integer = Int64(exactly: real), integer.magnitude < 1 << 53 {
-                self = .integer(integer)
-            } else {
-                self = .double(real)
+                return .integer(integer)
             }
+            return .double(real)
         case JSON_TRUE:
-            self = .bool(true)
+            return .bool(true)
         case JSON_FALSE:
-            self = .bool(false)
+            return .bool(false)
         default:
-            self = .null
+            return .null
         }
     }
 

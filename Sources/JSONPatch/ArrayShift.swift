@@ -7,6 +7,7 @@ import JSON
 /// Compared position by position, every element of a shifted array differs from the one it replaced, so
 /// the diff would replace the whole array; as a shift it is `count` edits at the head and as many at the
 /// end. The diff uses it for the part of two arrays left between their common prefix and suffix.
+@usableFromInline
 package enum ArrayShift: Equatable {
     /// The first `count` old elements were removed; the old ones left are the new array's first ones,
     /// and the new array's remaining elements were appended after them.
@@ -17,12 +18,14 @@ package enum ArrayShift: Equatable {
 
     /// The largest head change looked for (a price ticker's burst of three market ticks is 30 points): a
     /// longer one is rarely a shift, and each candidate costs at least one comparison.
+    @usableFromInline
     package static let longest = 32
 
     /// The shift that turns `old` into `new` when one of at most ``longest`` elements exists and the
     /// elements it keeps outnumber the ones it edits (otherwise comparing positions is as short).
     /// `old` and `new` differ in their first elements (the common prefix has been dropped).
     /// Generic over the element, so that a typed diff (``JSONPatchDiffable``) decides as the JSON diff does.
+    @inlinable
     package static func find<Element: Equatable>(from old: ArraySlice<Element>, to new: ArraySlice<Element>) -> ArrayShift? {
         guard old.count >= 2, new.count >= 2 else { return nil }
         for count in 1...min(longest, old.count - 1) where old.count - count <= new.count {

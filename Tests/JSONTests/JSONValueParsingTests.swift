@@ -61,6 +61,10 @@ import Testing
         let allowed = JSONValue.maximumNestingDepth
         let fits = String(repeating: "[", count: allowed) + String(repeating: "]", count: allowed)
         #expect((try? JSONValue(parsing: fits)) != nil)
+        let oneTooMany = String(repeating: "[", count: allowed + 1) + String(repeating: "]", count: allowed + 1)
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: oneTooMany) }
+        let fitsInObjects = String(repeating: #"{"a":"#, count: allowed) + "1" + String(repeating: "}", count: allowed)
+        #expect((try? JSONValue(parsing: fitsInObjects)) != nil)
         let tooDeep = String(repeating: #"{"a":"#, count: allowed + 1) + "1" + String(repeating: "}", count: allowed + 1)
         #expect(throws: JSONParseError.self) { try JSONValue(parsing: tooDeep) }
     }
