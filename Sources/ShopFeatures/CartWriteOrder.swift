@@ -22,8 +22,11 @@ public final class CartWriteOrder {
     }
 
     private var nextNumber = 0
-    /// Writes asked for and not ended: whether each is a checkout, by number.
-    private var underWay: [Int: Bool] = [:]
+    /// The numbers of the writes asked for and not ended, in increasing order (numbers are taken in
+    /// increasing order, so taking one appends it): whether a write may start asks only for the smallest.
+    private var underWay: [Int] = []
+    /// The numbers of the checkouts among them, in increasing order.
+    private var checkoutsUnderWay: [Int] = []
     /// The latest cart revision the session's own writes stored, by shopper.
     private var revisionsLeft: [Shopper: Int64] = [:]
     /// Writes waiting for their turn, in the order they began to wait.
@@ -56,7 +59,8 @@ public final class CartWriteOrder {
     /// Ends a write, stored, refused or cancelled; writes waiting for it take their turn.
     /// - Parameter left: the shopper and the cart revision the write stored, when it stored one.
     public func end(_ ticket: Ticket, leaving left: (shopper: Shopper, revision: Int64)? = nil) {
-        guard underWay.removeValue(forKey: ticket.number) != nil else { return }
+        guard Self.remove(ticket.number, from: &underWay) else { return }
+        if ticket.isCheckout { Self.remove(ticket.number, from: &checkoutsUnderWay) }
         if let left, left.revision > revisionsLeft[left.shopper] ?? .min { revisionsLeft[left.shopper] = left.revision }
         let ready = waiting.filter { isReady($0.ticket) }
         waiting.removeAll { isReady($0.ticket) }
@@ -76,13 +80,29 @@ public final class CartWriteOrder {
 
     private func take(isCheckout: Bool) -> Ticket {
         nextNumber += 1
-        underWay[nextNumber] = isCheckout
+        underWay.append(nextNumber)
+        if isCheckout { checkoutsUnderWay.append(nextNumber) }
         return Ticket(number: nextNumber, isCheckout: isCheckout)
     }
 
+    /// Whether no write `ticket` must follow is under way: for a checkout, no write with a smaller number;
+    /// for a change, no checkout with a smaller number. Constant time (a pipelined burst of 50 adds scanned
+    /// every write under way for each, 2 500 steps).
     private func isReady(_ ticket: Ticket) -> Bool {
-        !underWay.contains { number, isCheckout in
-            number < ticket.number && (ticket.isCheckout || isCheckout)
+        let earliest = ticket.isCheckout ? underWay.first : checkoutsUnderWay.first
+        return earliest.map { $0 >= ticket.number } ?? true
+    }
+
+    /// Removes `number` from the increasing `numbers` (binary search); whether it was there.
+    @discardableResult
+    private static func remove(_ number: Int, from numbers: inout [Int]) -> Bool {
+        var low = 0, high = numbers.count
+        while low < high {
+            let middle = (low + high) / 2
+            if numbers[middle] < number { low = middle + 1 } else { high = middle }
         }
+        guard low < numbers.count, numbers[low] == number else { return false }
+        numbers.remove(at: low)
+        return true
     }
 }
