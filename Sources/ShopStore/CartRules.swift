@@ -2,14 +2,37 @@ import Shop
 
 /// What a cart line may hold, checked by every store before it stores a line or places an order.
 package enum CartRules {
+    /// What a line's quantity is checked against: a product's stock and per-order maximum, and the names an
+    /// error gives it by. A cart change reads only these, not the whole product.
+    package struct StockLimits {
+        package let productId: String
+        package let name: String
+        package let stock: Int
+        package let maxPerOrder: Int
+
+        package init(productId: String, name: String, stock: Int, maxPerOrder: Int) {
+            self.productId = productId
+            self.name = name
+            self.stock = stock
+            self.maxPerOrder = maxPerOrder
+        }
+    }
+
     /// Refuses a quantity the product cannot supply: out of stock, more than in stock, more than allowed per order.
     package static func checkAvailability(of product: Product, quantity: Int) throws {
-        if product.stock == 0 { throw ShopError.outOfStock(product.id, name: product.name) }
-        if quantity > product.stock {
-            throw ShopError.quantityExceedsStock(product.id, name: product.name, requested: quantity, available: product.stock)
+        try checkAvailability(
+            of: StockLimits(productId: product.id, name: product.name, stock: product.stock, maxPerOrder: product.maxPerOrder),
+            quantity: quantity)
+    }
+
+    /// Refuses a quantity beyond `limits`: out of stock, more than in stock, more than allowed per order.
+    package static func checkAvailability(of limits: StockLimits, quantity: Int) throws {
+        if limits.stock == 0 { throw ShopError.outOfStock(limits.productId, name: limits.name) }
+        if quantity > limits.stock {
+            throw ShopError.quantityExceedsStock(limits.productId, name: limits.name, requested: quantity, available: limits.stock)
         }
-        if quantity > product.maxPerOrder {
-            throw ShopError.quantityExceedsMaximum(product.id, name: product.name, requested: quantity, maximum: product.maxPerOrder)
+        if quantity > limits.maxPerOrder {
+            throw ShopError.quantityExceedsMaximum(limits.productId, name: limits.name, requested: quantity, maximum: limits.maxPerOrder)
         }
     }
 

@@ -20,14 +20,17 @@ struct LiveCartService: CartService {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
         let owner = shopper.storageKey
         return try await change(shopper, touching: productId) { db in
-            guard let product = try StoredRows.product(db, id: productId) else {
-                throw ShopError.productNotFound(productId)
-            }
-            let current = try DirectStatement(db, "SELECT quantity FROM cart_line WHERE owner = ? AND productId = ?")
-                .one([.text(owner), .text(productId)]) { $0.int(0) } ?? 0
+            // The product's limits and the line's units in one statement (read apart, they cost twice).
+            guard let (limits, current) = try DirectStatement(db, """
+                SELECT p.name, p.stock, p.maxPerOrder, (SELECT quantity FROM cart_line WHERE owner = ? AND productId = p.id)
+                FROM product p WHERE p.id = ?
+                """).one([.text(owner), .text(productId)], { row in
+                    (CartRules.StockLimits(productId: productId, name: row.text(0), stock: row.int(1), maxPerOrder: row.int(2)), row.int(3))
+                })
+            else { throw ShopError.productNotFound(productId) }
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = current.addingReportingOverflow(quantity)
-            try CartRules.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
+            try CartRules.checkAvailability(of: limits, quantity: total.overflow ? .max : total.partialValue)
             try DirectStatement(db, """
                 INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
                 ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
@@ -39,17 +42,22 @@ struct LiveCartService: CartService {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
         let owner = shopper.storageKey
         return try await change(shopper, touching: productId) { db in
-            guard try DirectStatement(db, "SELECT EXISTS (SELECT 1 FROM cart_line WHERE owner = ? AND productId = ?)")
-                .one([.text(owner), .text(productId)], { $0.int64(0) }) == 1
-            else { throw ShopError.notInCart(productId) }
+            // Whether the line exists and its product's limits (nil when the product is gone), in one statement.
+            let line = try DirectStatement(db, """
+                SELECT p.id IS NOT NULL, p.name, p.stock, p.maxPerOrder
+                FROM cart_line c LEFT JOIN product p ON p.id = c.productId
+                WHERE c.owner = ? AND c.productId = ?
+                """).one([.text(owner), .text(productId)]) { row -> CartRules.StockLimits? in
+                    guard row.int64(0) != 0 else { return nil }
+                    return CartRules.StockLimits(productId: productId, name: row.text(1), stock: row.int(2), maxPerOrder: row.int(3))
+                }
+            guard let line else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
                 try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute([.text(owner), .text(productId)])
                 return
             }
-            guard let product = try StoredRows.product(db, id: productId) else {
-                throw ShopError.productNotFound(productId)
-            }
-            try CartRules.checkAvailability(of: product, quantity: quantity)
+            guard let limits = line else { throw ShopError.productNotFound(productId) }
+            try CartRules.checkAvailability(of: limits, quantity: quantity)
             try DirectStatement(db, "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
                 .execute([.integer(Int64(quantity)), .text(owner), .text(productId)])
         }
