@@ -35,15 +35,22 @@ final class CartCache: Sendable {
     /// lines) whose revision bump was just written in `db`: derived from the cart known at the revision
     /// before, or read whole. Call it last in the write: nothing after it may fail and roll the write back,
     /// since later writes of the transaction derive from what it returns.
-    func cart(_ db: Database, of shopper: Shopper, touching touched: String?, in commits: GroupCommit) throws -> PricedCart {
+    /// - Parameter written: the touched line as the change left it, when the change knows it (read otherwise).
+    func cart(
+        _ db: Database, of shopper: Shopper, touching touched: String?, written: WrittenLine = .unknown, in commits: GroupCommit
+    ) throws -> PricedCart {
         let owner = shopper.storageKey
         let revision = try StoredRows.cartRevision(db, of: owner)
         let before = known.withLock { $0.uncommitted[owner] ?? $0.committed[owner] }
         let cart: PricedCart
         let derived: Bool
         if let touched, let before, before.revision == revision - 1 {
-            cart = before.replacingLine(
-                of: touched, with: try StoredRows.pricedLine(db, owner: owner, productId: touched), revision: revision)
+            let line: (line: CartLine, taxRate: Int)?
+            switch written {
+            case .unknown: line = try StoredRows.pricedLine(db, owner: owner, productId: touched)
+            case .known(let known): line = known
+            }
+            cart = before.replacingLine(of: touched, with: line, revision: revision)
             derived = true
         } else {
             cart = try StoredRows.pricedCart(db, of: shopper)
@@ -70,4 +77,13 @@ final class CartCache: Sendable {
         }
         return cart
     }
+}
+
+/// The one line a cart change touched, as the change left it, when the change knows it without reading
+/// it back (``StoredRows/pricedLine(_:owner:productId:)`` would join the line, its product and category).
+enum WrittenLine {
+    /// Not known: read it.
+    case unknown
+    /// The line with its category's tax rate, or nil when the change removed it.
+    case known((line: CartLine, taxRate: Int)?)
 }

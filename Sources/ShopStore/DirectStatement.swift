@@ -28,6 +28,8 @@ struct DirectStatement {
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
         /// The integer in `column` (0-based); 0 for NULL.
         func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+        /// Whether `column` (0-based) is NULL.
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
         /// The text in `column` (0-based); empty for NULL.
         func text(_ column: Int32) -> String {
             guard let bytes = sqlite3_column_text(handle, column) else { return "" }

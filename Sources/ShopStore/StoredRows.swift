@@ -84,6 +84,8 @@ enum StoredRows {
 
     /// Marks a shopper's cart as changed.
     static func bumpCartRevision(_ db: Database, of shopper: Shopper) throws {
+        // Not `RETURNING revision`: SQLite runs a RETURNING clause as a trigger program, and the statement with
+        // it cost more than this one and a read of the revision after it (callgrind: 29k instructions, 11k + 6k).
         try DirectStatement(db, """
             INSERT INTO cart_revision (owner, revision) VALUES (?, 1)
             ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
