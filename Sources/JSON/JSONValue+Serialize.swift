@@ -37,12 +37,12 @@ extension JSONValue {
         case .object(let members):
             buffer.append(UInt8(ascii: "{"))
             var first = true
-            for key in Self.sortedKeys(members) {
+            for (key, value) in Self.sortedMembers(members) {
                 if !first { buffer.append(UInt8(ascii: ",")) }
                 first = false
                 Self.appendString(key, to: &buffer)
                 buffer.append(UInt8(ascii: ":"))
-                members[key]!.serialize(into: &buffer)
+                value.serialize(into: &buffer)
             }
             buffer.append(UInt8(ascii: "}"))
         }
@@ -53,9 +53,11 @@ extension JSONValue {
     private static let falseBytes = Array("false".utf8)
 
     /// The keys in the order jansson sorts them: by their UTF-8 bytes (String's `<` compares characters).
-    private static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
-        if members.count == 1 { return [members.first!.key] }
-        return members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    /// The members in the order of their keys' UTF-8 bytes, each with its value (looking each value up by its
+    /// sorted key hashed every key a second time).
+    private static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        if members.count == 1 { return [members.first!] }
+        return members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     private static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
