@@ -18,6 +18,7 @@ struct DirectStatement {
     enum Argument {
         case integer(Int64)
         case text(String)
+        case null
     }
 
     /// A row being read: valid only inside the closure it is passed to.
@@ -75,6 +76,7 @@ struct DirectStatement {
             switch argument {
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
             case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, SQLITE_TRANSIENT)
+            case .null: code = sqlite3_bind_null(handle, index)
             }
             guard code == SQLITE_OK else { throw error(code) }
         }
