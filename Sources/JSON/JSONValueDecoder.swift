@@ -88,6 +88,46 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decodeValue(type, from: try member(key), at: codingPath + [key])
     }
 
+    // The members requests carry most, read in place: the generic path builds the member's coding path, a
+    // decoder and a container for it, most of the cost of decoding a request's parameters. Results and errors
+    // are the same (the path is built when an error needs it).
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        let value = try member(key)
+        guard case .string(let string) = value else { throw mismatch(type, value, codingPath + [key]) }
+        return string
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        let value = try member(key)
+        guard case .bool(let bool) = value else { throw mismatch(type, value, codingPath + [key]) }
+        return bool
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try integer(type, from: try member(key), at: codingPath + [key])
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try integer(type, from: try member(key), at: codingPath + [key])
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = members[key.stringValue], !value.isNull else { return nil }
+        guard case .string(let string) = value else { throw mismatch(type, value, codingPath + [key]) }
+        return string
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = members[key.stringValue], !value.isNull else { return nil }
+        return try integer(type, from: value, at: codingPath + [key])
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = members[key.stringValue], !value.isNull else { return nil }
+        return try integer(type, from: value, at: codingPath + [key])
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try ValueDecoder(value: try member(key), codingPath: codingPath + [key]).container(keyedBy: type)
     }
@@ -204,17 +244,24 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
 
     /// A whole number in range for `I`.
     private func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        let result: I?
-        switch value {
-        case .integer(let integer): result = I(exactly: integer)
-        case .double(let double): result = I(exactly: double)
-        default: throw mismatch(type, value, codingPath)
-        }
-        guard let result else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: codingPath,
-                debugDescription: "\(value) is not a whole number between \(I.min) and \(I.max)"))
-        }
-        return result
+        try JSON.integer(type, from: value, at: codingPath)
     }
+}
+
+/// `value` as a whole number in range for `I`; the coding path is built only for an error.
+private func integer<I: FixedWidthInteger>(
+    _ type: I.Type, from value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey]
+) throws -> I {
+    let result: I?
+    switch value {
+    case .integer(let integer): result = I(exactly: integer)
+    case .double(let double): result = I(exactly: double)
+    default: throw mismatch(type, value, codingPath())
+    }
+    guard let result else {
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: codingPath(),
+            debugDescription: "\(value) is not a whole number between \(I.min) and \(I.max)"))
+    }
+    return result
 }

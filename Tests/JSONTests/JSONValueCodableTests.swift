@@ -50,4 +50,48 @@ import Testing
             Issue.record("unexpected \(error)")
         }
     }
+
+    struct Members: Decodable {
+        var text: String
+        var flag: Bool
+        var count: Int
+        var wide: Int64
+        var maybeText: String?
+        var maybeCount: Int?
+        var maybeWide: Int64?
+    }
+
+    /// The keyed container reads strings, booleans and integers in place; what it decodes and the errors it
+    /// gives (message, coding path) are those of the generic path, which decodes a value at the top level.
+    @Test func decodesMembersInPlaceAsTheGenericPathDoes() throws {
+        let good: [String: JSONValue] = ["text": "a", "flag": true, "count": 3.0, "wide": 5, "maybeText": nil, "maybeWide": 7]
+        let decoded = try JSONValueDecoder().decode(Members.self, from: .object(good))
+        #expect(decoded.text == "a" && decoded.flag && decoded.count == 3 && decoded.wide == 5)
+        #expect(decoded.maybeText == nil && decoded.maybeCount == nil && decoded.maybeWide == 7)
+
+        func error<T: Decodable>(_ type: T.Type, _ value: JSONValue) -> (path: [String], description: String)? {
+            do {
+                _ = try JSONValueDecoder().decode(type, from: value)
+                return nil
+            } catch let DecodingError.typeMismatch(_, context), let DecodingError.dataCorrupted(context) {
+                return (context.codingPath.map(\.stringValue), context.debugDescription)
+            } catch {
+                return ("\(error)".isEmpty ? [] : ["unexpected"], "\(error)")
+            }
+        }
+        let cases: [(member: String, bad: JSONValue, alone: (path: [String], description: String)?)] = [
+            ("text", 1, error(String.self, 1)), ("flag", "yes", error(Bool.self, "yes")), ("count", 2.5, error(Int.self, 2.5)),
+            ("count", "2", error(Int.self, "2")), ("wide", .double(1e30), error(Int64.self, .double(1e30))),
+            ("maybeText", false, error(String.self, false)), ("maybeCount", .double(1e30), error(Int.self, .double(1e30))),
+            ("maybeWide", "7", error(Int64.self, "7")),
+        ]
+        for (member, bad, alone) in cases {
+            var members = good
+            members[member] = bad
+            let keyed = error(Members.self, .object(members))
+            #expect(keyed?.path == [member], "\(member)")
+            #expect(keyed?.description == alone?.description, "\(member): \(String(describing: keyed)) vs \(String(describing: alone))")
+            #expect(alone?.path == [])
+        }
+    }
 }
