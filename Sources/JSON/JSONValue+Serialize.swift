@@ -52,9 +52,8 @@ extension JSONValue {
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
 
-    /// The keys in the order jansson sorts them: by their UTF-8 bytes (String's `<` compares characters).
-    /// The members in the order of their keys' UTF-8 bytes, each with its value (looking each value up by its
-    /// sorted key hashed every key a second time).
+    /// The members in the order jansson sorts keys, by their UTF-8 bytes (String's `<` compares characters),
+    /// each with its value (looking each value up by its sorted key hashed every key a second time).
     private static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
         if members.count == 1 { return [members.first!] }
         return members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }

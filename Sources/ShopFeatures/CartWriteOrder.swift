@@ -86,8 +86,9 @@ public final class CartWriteOrder {
     }
 
     /// Whether no write `ticket` must follow is under way: for a checkout, no write with a smaller number;
-    /// for a change, no checkout with a smaller number. Constant time (a pipelined burst of 50 adds scanned
-    /// every write under way for each, 2 500 steps).
+    /// for a change, no checkout with a smaller number. Constant time, where scanning every write under way
+    /// took 2 500 steps for a pipelined burst of 50 adds (`end` still removes from an array and looks through
+    /// the writes waiting: linear, in the few writes under way). Tickets must come from this order.
     private func isReady(_ ticket: Ticket) -> Bool {
         let earliest = ticket.isCheckout ? underWay.first : checkoutsUnderWay.first
         return earliest.map { $0 >= ticket.number } ?? true

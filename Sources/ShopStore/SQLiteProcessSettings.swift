@@ -1,8 +1,8 @@
 import CSQLiteSettings
 
-/// SQLite's process-wide settings, applied once before the first connection: the multi-thread mode (no
-/// mutex per connection call; GRDB serialises each connection's use) and no memory statistics (no
-/// process-wide mutex per allocation). Together ~4 % of the instructions of a cart change (issue 16).
+/// SQLite's process-wide settings, applied once before the first connection: no memory statistics, so that
+/// SQLite's allocations take no process-wide mutex (Debian's SQLite counts every allocation under one; ~70 per
+/// cart change). 2–7 % of the instructions of a cart change (issue 16, round 6).
 ///
 /// ``ShopDatabase`` applies them before it opens a file; a program that opens SQLite connections some
 /// other way first (GRDB directly, as the bench's floor does) calls ``applyOnce()`` before, so that both

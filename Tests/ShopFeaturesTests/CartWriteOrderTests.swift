@@ -51,6 +51,7 @@ struct CartWriteOrderTests {
         waitForTurn(order, later, named: "later", into: started)
         await settle { order.changesWaiting == 2 }
         order.end(before)  // Not what the changes wait for.
+        #expect(order.changesWaiting == 2)
         await Task.yield()
         #expect(started.names.isEmpty)
         #expect(await order.turn(of: checkout) == false)  // Its turn: nothing before it is under way.
@@ -58,6 +59,19 @@ struct CartWriteOrderTests {
         await settle { started.names.count == 2 }
         #expect(Set(started.names) == ["after", "later"])
         #expect(order.changesWaiting == 0)
+    }
+
+    @Test func aChangeAfterTwoCheckoutsWaitsForBoth() async {
+        let order = CartWriteOrder()
+        let first = order.checkout(), second = order.checkout()
+        let change = order.change()
+        let started = Started()
+        waitForTurn(order, change, named: "change", into: started)
+        await settle { order.changesWaiting == 1 }
+        order.end(first)
+        #expect(order.changesWaiting == 1)  // The second checkout is still under way.
+        order.end(second)
+        await settle { started.names == ["change"] }
     }
 
     @Test func aSecondCheckoutWaitsForTheFirstAndEndingTwiceChangesNothing() async {

@@ -2,17 +2,14 @@
 #ifndef STOREFRONT_CSQLITESETTINGS_H
 #define STOREFRONT_CSQLITESETTINGS_H
 
-/// Sets, for every SQLite connection this process opens afterwards:
+/// Turns SQLite's memory statistics off (SQLITE_CONFIG_MEMSTATUS 0) for the whole process: otherwise every
+/// allocation and free of SQLite's takes a process-wide mutex to count bytes (sqlite3_memory_used), which
+/// nothing here reads. (The per-connection mutex is already off: GRDB opens every connection with
+/// SQLITE_OPEN_NOMUTEX and serialises each one's use itself.)
 ///
-/// - the multi-thread mode (SQLITE_CONFIG_MULTITHREAD): a connection takes no mutex of its own on each call.
-///   Every connection is used from one thread at a time anyway: GRDB serialises each one's access (it
-///   documents multi-thread mode as the mode it supports), and nothing else opens SQLite connections.
-/// - no memory statistics (SQLITE_CONFIG_MEMSTATUS 0): otherwise every allocation and free of SQLite's
-///   takes a process-wide mutex to count bytes (sqlite3_memory_used), which nothing here reads.
-///
-/// SQLite accepts these only before it is initialised (before the first connection is opened); returns 0
-/// (SQLITE_OK) when both were applied, else the first error code (SQLITE_MISUSE: too late in this process;
-/// the defaults stay, which are correct, only slower).
+/// SQLite accepts it only before it is initialised (before the first connection is opened); returns 0
+/// (SQLITE_OK) when applied, else SQLite's code (SQLITE_MISUSE: too late in this process; the statistics then
+/// stay on, which is correct, only slower).
 int sqs_configure_process(void);
 
 #endif
