@@ -64,7 +64,8 @@ final class MainActorTask<Success: Sendable> {
         await withTaskCancellationHandler { await value } onCancel: { [task] in task?.cancel() }
     }
 
-    /// The result, once the operation has returned it.
+    /// The result, once the operation has returned it. One waiter at a time (the code that started the task):
+    /// a second would take the first one's place.
     var value: Success {
         get async {
             if let result { return result }

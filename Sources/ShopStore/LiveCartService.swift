@@ -22,25 +22,20 @@ struct LiveCartService: CartService {
         return try await change(shopper, touching: productId) { db in
             // The product's limits and the line's units in one statement (read apart, they cost twice), with
             // what the cart shows of the line (so that it is not read back: see `WrittenLine`).
-            guard let (limits, current, shown) = try DirectStatement(db, """
-                SELECT p.name, p.stock, p.maxPerOrder, (SELECT quantity FROM cart_line WHERE owner = ? AND productId = p.id),
-                    p.categoryId, p.price, k.taxRate
-                FROM product p LEFT JOIN category k ON k.id = p.categoryId WHERE p.id = ?
-                """).one([.text(owner), .text(productId)], { row in
-                    (CartRules.StockLimits(productId: productId, name: row.text(0), stock: row.int(1), maxPerOrder: row.int(2)),
-                     row.int(3), ShownLine(row, productId: productId, name: 0, categoryId: 4, price: 5, taxRate: 6))
-                })
+            guard let (product, current) = try DirectStatement(db, Self.addReadSQL).one([.text(owner), .text(productId)], { row in
+                (TouchedProduct(row, productId: productId), row.int(TouchedProduct.columnCount))
+            })
             else { throw ShopError.productNotFound(productId) }
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = current.addingReportingOverflow(quantity)
-            try CartRules.checkAvailability(of: limits, quantity: total.overflow ? .max : total.partialValue)
+            try CartRules.checkAvailability(of: product.limits, quantity: total.overflow ? .max : total.partialValue)
             try DirectStatement(db, """
                 INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
                 ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
                 """).execute([.text(owner), .text(productId), .integer(Int64(quantity))])
             // The line now holds `total` (checked above, so it did not overflow); not `RETURNING quantity`,
             // which SQLite runs as a trigger program, dearer than the statement itself.
-            return shown?.written(quantity: total.partialValue) ?? .unknown
+            return product.written(quantity: total.partialValue)
         }
     }
 
@@ -48,29 +43,36 @@ struct LiveCartService: CartService {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
         let owner = shopper.storageKey
         return try await change(shopper, touching: productId) { db in
-            // Whether the line exists and its product's limits (nil when the product is gone), in one statement,
-            // with what the cart shows of the line.
-            let line = try DirectStatement(db, """
-                SELECT p.id IS NOT NULL, p.name, p.stock, p.maxPerOrder, p.categoryId, p.price, k.taxRate
-                FROM cart_line c LEFT JOIN product p ON p.id = c.productId LEFT JOIN category k ON k.id = p.categoryId
-                WHERE c.owner = ? AND c.productId = ?
-                """).one([.text(owner), .text(productId)]) { row -> (CartRules.StockLimits, ShownLine?)? in
-                    guard row.int64(0) != 0 else { return nil }
-                    return (CartRules.StockLimits(productId: productId, name: row.text(1), stock: row.int(2), maxPerOrder: row.int(3)),
-                            ShownLine(row, productId: productId, name: 1, categoryId: 4, price: 5, taxRate: 6))
-                }
+            // Whether the line exists and its product as a change reads it (nil when the product is gone), in one
+            // statement.
+            let line = try DirectStatement(db, Self.setQuantityReadSQL).one([.text(owner), .text(productId)]) { row in
+                row.int64(TouchedProduct.columnCount) != 0 ? TouchedProduct(row, productId: productId) : nil
+            }
             guard let line else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
                 try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute([.text(owner), .text(productId)])
                 return .known(nil)
             }
-            guard let (limits, shown) = line else { throw ShopError.productNotFound(productId) }
-            try CartRules.checkAvailability(of: limits, quantity: quantity)
+            guard let product = line else { throw ShopError.productNotFound(productId) }
+            try CartRules.checkAvailability(of: product.limits, quantity: quantity)
             try DirectStatement(db, "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
                 .execute([.integer(Int64(quantity)), .text(owner), .text(productId)])
-            return shown?.written(quantity: quantity) ?? .unknown
+            return product.written(quantity: quantity)
         }
     }
+
+    /// What an add reads: the product, then the units of its line in the cart (NULL: none).
+    private static let addReadSQL = """
+        SELECT \(TouchedProduct.columns), (SELECT quantity FROM cart_line WHERE owner = ? AND productId = p.id)
+        FROM product p LEFT JOIN category k ON k.id = p.categoryId WHERE p.id = ?
+        """
+
+    /// What a quantity change reads: the line's product (NULLs when it is gone), then whether it is there.
+    private static let setQuantityReadSQL = """
+        SELECT \(TouchedProduct.columns), p.id IS NOT NULL
+        FROM cart_line c LEFT JOIN product p ON p.id = c.productId LEFT JOIN category k ON k.id = p.categoryId
+        WHERE c.owner = ? AND c.productId = ?
+        """
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
         try await change(shopper, touching: productId) { db in
@@ -116,27 +118,35 @@ struct LiveCartService: CartService {
     }
 }
 
-/// What the cart shows of a line besides its quantity, read with the product's limits by a change: its
-/// product's name, category and price, and the category's tax rate (nil when the category is gone: such a
-/// line is not shown, as the cart's own read joins the category, so the change leaves it to that read).
-private struct ShownLine {
-    let productId: String
-    let name: String
+/// What a cart change reads of the product whose line it touches, in the first columns of its statement
+/// (``columns``): the stock limits the new quantity is checked against, and what the cart shows of the line
+/// besides its quantity: the product's name, category and price, and the category's tax rate.
+private struct TouchedProduct {
+    /// The columns `init` reads, in order (the product aliased `p`, its category `k`, left-joined); a
+    /// statement's own columns follow, from ``columnCount``.
+    static let columns = "p.name, p.stock, p.maxPerOrder, p.categoryId, p.price, k.taxRate"
+    /// How many ``columns`` there are.
+    static let columnCount: Int32 = 6
+
+    let limits: CartRules.StockLimits
     let categoryId: String
     let price: Int64
-    let taxRate: Int
+    /// Nil when the category is gone: such a line is not shown, as the cart's own read joins the category, so
+    /// the change leaves it to that read.
+    let taxRate: Int?
 
-    init?(_ row: DirectStatement.Row, productId: String, name: Int32, categoryId: Int32, price: Int32, taxRate: Int32) {
-        guard !row.isNull(taxRate) else { return nil }
-        self.productId = productId
-        self.name = row.text(name)
-        self.categoryId = row.text(categoryId)
-        self.price = row.int64(price)
-        self.taxRate = row.int(taxRate)
+    init(_ row: DirectStatement.Row, productId: String) {
+        limits = CartRules.StockLimits(productId: productId, name: row.text(0), stock: row.int(1), maxPerOrder: row.int(2))
+        categoryId = row.text(3)
+        price = row.int64(4)
+        taxRate = row.isNull(5) ? nil : row.int(5)
     }
 
-    /// The line with `quantity` units, as the cart shows it.
+    /// The line with `quantity` units, as the cart shows it (unknown when the category is gone).
     func written(quantity: Int) -> WrittenLine {
-        .known((CartLine(productId: productId, name: name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity), taxRate))
+        guard let taxRate else { return .unknown }
+        let line = CartLine(
+            productId: limits.productId, name: limits.name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity)
+        return .known((line, taxRate))
     }
 }

@@ -12,6 +12,8 @@ struct SQLiteChangeLogSource: ChangeLogSource {
         try lastSeqNow()
     }
 
+    /// Synchronous, so that GRDB's synchronous `read` is the one called (in an async function the compiler
+    /// would choose its async overload, which goes by way of the reader queue).
     private func lastSeqNow() throws -> Int64 {
         try database.writer.read { try ChangeLog.lastSeq($0) }
     }

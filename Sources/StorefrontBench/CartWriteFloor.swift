@@ -12,9 +12,10 @@ import Glibc
 /// The statements are those `LiveCartService.add` and `change` (ShopStore) ran until issue 16's round 6, kept
 /// as they were so that the propagation figures stay comparable across rounds (the service now reads the
 /// product's limits and the line in one statement and derives the cart instead of reading it back): read the
-/// product and the line, upsert the line, bump the cart revision, read the priced cart back; with the log, append its entry (pruning every 500th, as `ChangeLog.append`
-/// does); with the read-back, also what `ChangeFeed` reads after its own commit (`Batch`: the first and
-/// last numbers and the entries after its position) in a read transaction of its own.
+/// product and the line, upsert the line, bump the cart revision, read the priced cart back; with the log,
+/// append its entry (pruning every 500th, as `ChangeLog.append` does); with the read-back, also what
+/// `ChangeFeed` reads after its own commit (`Batch`: the first and last numbers and the entries after its
+/// position) in a read transaction of its own.
 final class CartWriteFloor {
     /// What one write includes.
     enum Variant: String, CaseIterable {
