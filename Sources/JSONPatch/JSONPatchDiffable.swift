@@ -83,14 +83,15 @@ extension JSONPatch {
         guard ArrayShift.find(from: old[prefix..<(prefix + oldMiddle)], to: new[prefix..<(prefix + newMiddle)]) == nil else {
             return nil
         }
-        var operations: [JSONPatchOperation] = []
-        var changed = 0
+        // Counted before any edit is made: an array replaced whole (a cart filled at once, or emptied) makes
+        // no element's edits or JSON form, only the whole's.
         let shared = min(oldMiddle, newMiddle)
-        for offset in 0..<shared {
-            let index = prefix + offset
-            guard old[index] != new[index] else { continue }
+        var changed = abs(oldMiddle - newMiddle)
+        for index in prefix..<(prefix + shared) where old[index] != new[index] { changed += 1 }
+        if replacesWhole(changed: changed, of: max(old.count, new.count)) { return [.replace(path: path, value: whole())] }
+        var operations: [JSONPatchOperation] = []
+        for index in prefix..<(prefix + shared) where old[index] != new[index] {
             operations += elementEdits(old[index], new[index], path.appending(index))
-            changed += 1
         }
         for _ in shared..<max(shared, oldMiddle) {
             operations.append(.remove(path: path.appending(prefix + shared)))
@@ -98,8 +99,6 @@ extension JSONPatch {
         for offset in shared..<max(shared, newMiddle) {
             operations.append(.add(path: path.appending(prefix + offset), value: form(new[prefix + offset])))
         }
-        changed += abs(oldMiddle - newMiddle)
-        if replacesWhole(changed: changed, of: max(old.count, new.count)) { return [.replace(path: path, value: whole())] }
         return operations
     }
 }
