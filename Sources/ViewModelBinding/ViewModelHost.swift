@@ -120,7 +120,7 @@ public final class ViewModelHost<Environment> {
             description,
             handler: .task { [unowned self] request in
                 let entry = try self.entry(for: request, type: definition.type)
-                let control = try request.decodeParams(ActionControl.self)
+                let control = try ActionControl.of(request)
                 var key: IdempotencyKey?
                 if let text = control.idempotencyKey {
                     guard action.stores else {
@@ -231,7 +231,7 @@ public final class ViewModelHost<Environment> {
     }
 
     private func entry(for request: Request, type: String?) throws -> Entry {
-        let handle = try request.decodeParams(HandleParams.self).viewModel
+        let handle = try HandleParams.handle(of: request)
         guard let entry = screens[handle] else {
             throw RPCError.invalidParams(parameter: "viewModel", reason: "no open ViewModel has the handle \"\(handle)\"")
         }
@@ -370,7 +370,16 @@ private struct OpenParams: Decodable {
 }
 
 /// Params naming an open ViewModel.
-private struct HandleParams: Decodable { var viewModel: String }
+private struct HandleParams: Decodable {
+    var viewModel: String
+
+    /// The request's `viewModel`: read in place when it is a string member (every action reads it), else
+    /// decoded, which throws the decoder's error.
+    static func handle(of request: Request) throws -> String {
+        if case .object(let members)? = request.params, case .string(let handle)? = members["viewModel"] { return handle }
+        return try request.decodeParams(HandleParams.self).viewModel
+    }
+}
 
 /// The params every action takes besides its own.
 private struct ActionControl: Decodable {
@@ -378,4 +387,13 @@ private struct ActionControl: Decodable {
     var expectedVersion: Int?
     /// A key that makes a retry of a storing action answer the first result instead of applying again.
     var idempotencyKey: String?
+
+    /// The request's control params: none without either member (most actions; no decoder is run), else
+    /// decoded, which throws the decoder's error for a member of the wrong type.
+    static func of(_ request: Request) throws -> ActionControl {
+        if case .object(let members)? = request.params, members["expectedVersion"] == nil, members["idempotencyKey"] == nil {
+            return ActionControl()
+        }
+        return try request.decodeParams(ActionControl.self)
+    }
 }

@@ -230,6 +230,26 @@ struct Harness {
         #expect(messages[5]["error"]?["message"]?.stringValue?.contains("v1") == true)
     }
 
+    /// The handle and the control params every action reads (read in place when they are well formed) are
+    /// refused as the decoder refuses them: invalid params naming the member.
+    @Test func aHandleOrControlParamOfTheWrongTypeIsInvalidParamsNamingIt() async throws {
+        let harness = Harness()
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        await harness.settle()
+        _ = harness.takeMessages()
+        harness.send(2, "counter/incrementTwice", ["viewModel": 42])
+        harness.send(3, "counter/incrementTwice", ["viewModel": "v1", "expectedVersion": "1"])
+        harness.send(4, "counter/incrementTwice", ["viewModel": "v1", "idempotencyKey": 5])
+        harness.send(5, "counter/incrementTwice", ["viewModel": "v1", "expectedVersion": .null, "idempotencyKey": .null])
+        harness.send(6, "counter/incrementTwice", ["v1"])
+        harness.send(7, "counter/incrementTwice", ["viewModel": "v1", "expectedVersion": 1.5])
+        await harness.settle()
+        let answers = harness.takeMessages().filter { $0["id"] != nil }.sorted { ($0["id"]?.integerValue ?? 0) < ($1["id"]?.integerValue ?? 0) }
+        #expect(answers.map { $0["error"]?["code"] } == [-32602, -32602, -32602, nil, -32602, -32602])
+        #expect(answers.map { $0["error"]?["data"]?["parameter"] } == ["viewModel", "expectedVersion", "idempotencyKey", nil, "", "expectedVersion"])
+        #expect(answers[3]["result"] != nil, "null control params read as absent")
+    }
+
     @Test func closingCallsCloseAndStopsTheStream() async throws {
         let harness = Harness()
         harness.send(1, "viewModel/open", ["type": "counter"])
