@@ -17,10 +17,7 @@ public struct JSONValueDecoder: Sendable {
 
 private func decodeValue<T: Decodable>(_ type: T.Type, from value: JSONValue, at codingPath: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return value as! T }
-    if T.self == String.self {
-        guard case .string(let string) = value else { throw mismatch(T.self, value, codingPath) }
-        return string as! T
-    }
+    if T.self == String.self { return try string(from: value, at: codingPath) as! T }
     return try T(from: ValueDecoder(value: value, codingPath: codingPath))
 }
 
@@ -93,15 +90,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // are the same (the path is built when an error needs it).
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let value = try member(key)
-        guard case .string(let string) = value else { throw mismatch(type, value, codingPath + [key]) }
-        return string
+        try string(from: try member(key), at: codingPath + [key])
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let value = try member(key)
-        guard case .bool(let bool) = value else { throw mismatch(type, value, codingPath + [key]) }
-        return bool
+        try bool(from: try member(key), at: codingPath + [key])
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
@@ -114,8 +107,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let value = members[key.stringValue], !value.isNull else { return nil }
-        guard case .string(let string) = value else { throw mismatch(type, value, codingPath + [key]) }
-        return string
+        return try string(from: value, at: codingPath + [key])
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
@@ -208,13 +200,11 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decodeNil() -> Bool { value.isNull }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let bool) = value else { throw mismatch(type, value, codingPath) }
-        return bool
+        try bool(from: value, at: codingPath)
     }
 
     func decode(_ type: String.Type) throws -> String {
-        guard case .string(let string) = value else { throw mismatch(type, value, codingPath) }
-        return string
+        try string(from: value, at: codingPath)
     }
 
     func decode(_ type: Double.Type) throws -> Double {
@@ -246,6 +236,18 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     private func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         try JSON.integer(type, from: value, at: codingPath)
     }
+}
+
+/// `value` as a string; the coding path is built only for an error.
+private func string(from value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey]) throws -> String {
+    guard case .string(let string) = value else { throw mismatch(String.self, value, codingPath()) }
+    return string
+}
+
+/// `value` as a boolean; the coding path is built only for an error.
+private func bool(from value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey]) throws -> Bool {
+    guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, codingPath()) }
+    return bool
 }
 
 /// `value` as a whole number in range for `I`; the coding path is built only for an error.

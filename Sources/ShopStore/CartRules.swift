@@ -4,18 +4,11 @@ import Shop
 package enum CartRules {
     /// What a line's quantity is checked against: a product's stock and per-order maximum, and the names an
     /// error gives it by. A cart change reads only these, not the whole product.
-    package struct StockLimits {
-        package let productId: String
-        package let name: String
-        package let stock: Int
-        package let maxPerOrder: Int
-
-        package init(productId: String, name: String, stock: Int, maxPerOrder: Int) {
-            self.productId = productId
-            self.name = name
-            self.stock = stock
-            self.maxPerOrder = maxPerOrder
-        }
+    struct StockLimits {
+        let productId: String
+        let name: String
+        let stock: Int
+        let maxPerOrder: Int
     }
 
     /// Refuses a quantity the product cannot supply: out of stock, more than in stock, more than allowed per order.
@@ -26,7 +19,7 @@ package enum CartRules {
     }
 
     /// Refuses a quantity beyond `limits`: out of stock, more than in stock, more than allowed per order.
-    package static func checkAvailability(of limits: StockLimits, quantity: Int) throws {
+    static func checkAvailability(of limits: StockLimits, quantity: Int) throws {
         if limits.stock == 0 { throw ShopError.outOfStock(limits.productId, name: limits.name) }
         if quantity > limits.stock {
             throw ShopError.quantityExceedsStock(limits.productId, name: limits.name, requested: quantity, available: limits.stock)
