@@ -6,7 +6,11 @@ import ShopStore
 /// The inbox's producers and reads on PostgreSQL, with the SQLite store's rules (`InboxRows`): a producer
 /// runs in the transaction of the change it is about, only accounts with notifications enabled get any, an
 /// unread back-in-stock or price-drop notice for the same product is replaced rather than repeated, and an
-/// inbox keeps its newest `InboxRows.maximumPerAccount`.
+/// inbox keeps its newest `InboxRows.maximumPerAccount`, and its counts (`inbox`) are kept by the writes.
+///
+/// Locks: a writer changes an inbox's counts after its change-log entry, whose head lock it then holds to
+/// its commit, so the writers of one inbox's counts take their turns in log order (and the count each
+/// announces is the count after its entry), and no two transactions wait on each other for counts.
 enum PostgresInboxRows {
     /// Change-log entries written, in log order, with the events to publish for each.
     typealias Entries = [(seq: Int64, events: [ShopEvent])]
@@ -70,7 +74,15 @@ enum PostgresInboxRows {
 
     /// How many of `owner`'s notifications are unread.
     static func unreadCount(_ session: PostgresSession, owner: Shopper) async throws -> Int {
-        try await session.value("SELECT COUNT(*) FROM notification WHERE owner = \(owner.storageKey) AND readAt IS NULL", as: Int.self) ?? 0
+        try await session.value("SELECT unread FROM inbox WHERE owner = \(owner.storageKey)", as: Int.self) ?? 0
+    }
+
+    /// Records that `count` (more than none) of `owner`'s notifications were marked read; returns the
+    /// unread count after it. Call after the change-log entry (see the locks above).
+    static func markedRead(_ session: PostgresSession, owner: Shopper, count: Int) async throws -> Int {
+        try await session.value("""
+            UPDATE inbox SET unread = unread - \(count) WHERE owner = \(owner.storageKey) RETURNING unread
+            """, as: Int.self) ?? 0
     }
 
     private static func notificationsEnabled(_ session: PostgresSession, accountId: Int64) async throws -> Bool {
@@ -78,7 +90,13 @@ enum PostgresInboxRows {
     }
 
     /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox within
-    /// its bound, and writes the change-log entry: subject `n-<new>` or `n-<new> n-<replaced>`.
+    /// its bound (deleting its oldest, which its counts say when), writes the change-log entry (subject
+    /// `n-<new>` or `n-<new> n-<replaced>`), then updates the counts.
+    ///
+    /// Two servers notifying one account at once may both read its count before either commits: each then
+    /// deletes what it found beyond the bound, the second finds the first's deletions gone and deletes
+    /// nothing, and the inbox holds one more than its bound until its next notification. The counts stay
+    /// exact either way: they change by what each transaction really deleted.
     private static func insert(
         _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
         orderId: String?, at now: Date
@@ -99,17 +117,30 @@ enum PostgresInboxRows {
             VALUES (\(key), \(kind.rawValue), \(title), \(body), \(productId), \(orderId), \(milliseconds))
             RETURNING seq
             """, as: Int64.self) else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
-        try await session.execute("""
-            DELETE FROM notification WHERE owner = \(key)
-              AND seq <= (SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq DESC LIMIT 1 OFFSET \(InboxRows.maximumPerAccount))
-            """)
+        let replacedCount = replaced == nil ? 0 : 1
+        // The counts as last committed (this transaction has not changed them yet): stored, less the one
+        // replaced, plus the new one, beyond the bound is how many of the oldest to delete.
+        let pruned = try await session.rows("""
+            DELETE FROM notification WHERE seq IN (
+                SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
+                LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount)))
+            RETURNING readAt IS NULL
+            """).map { try $0.decode(Bool.self) }
         let notification = InboxNotification(
             id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
             createdAt: StoredDate.date(milliseconds), isRead: false)
         let replacedId = replaced.map(InboxNotification.id(seq:))
         let subject = [notification.id, replacedId].compactMap { $0 }.joined(separator: " ")
         let logSeq = try await PostgresChangeLog.append(session, .notification, subject, at: now)
-        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: try await unreadCount(session, owner: owner),
-                                              shopper: owner)])
+        let storedChange = 1 - replacedCount - pruned.count
+        let unreadChange = 1 - replacedCount - pruned.count(where: { $0 })
+        // Without a row the inbox held nothing, and now holds this one. (PostgreSQL checks the row proposed
+        // for insertion even when it then updates instead: it must be valid on its own, the changes apart.)
+        let unread = try await session.value("""
+            INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(key), 1, 1)
+            ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(storedChange), unread = i.unread + \(unreadChange)
+            RETURNING unread
+            """, as: Int.self) ?? 0
+        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: unread, shopper: owner)])
     }
 }

@@ -61,7 +61,7 @@ struct PostgresNotificationService: NotificationService {
             // Counted after the entry, whose head lock is held from there to the commit: a notification that
             // another server stores meanwhile either committed first (its entry is earlier in the log, and it
             // is counted here) or commits after this one (its own entry then brings its count).
-            return (try await PostgresInboxRows.unreadCount(session, owner: shopper), changed, logSeq)
+            return (try await PostgresInboxRows.markedRead(session, owner: shopper, count: changed.count), changed, logSeq)
         }
         if let logSeq { await feed.committed(logSeq, [.notificationsRead(ids: changed, unreadCount: unread, shopper: shopper)]) }
         return unread

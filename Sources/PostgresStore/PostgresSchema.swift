@@ -34,6 +34,7 @@ enum PostgresSchema {
         Migration(identifier: "v5-inbox") { try await $0.execute(unsafe: v5Inbox) },
         Migration(identifier: "v6-analytics") { try await $0.execute(unsafe: v6Analytics) },
         Migration(identifier: "v7-search-counts") { try await $0.execute(unsafe: PostgresSearch.migrationSQL) },
+        Migration(identifier: "v8-inbox-counts") { try await $0.execute(unsafe: v8InboxCounts) },
     ]
 
     /// The advisory lock key migrations hold (an arbitrary constant: "storefront" in ASCII, truncated).
@@ -218,6 +219,17 @@ enum PostgresSchema {
             readAt BIGINT
         );
         CREATE INDEX notification_by_owner ON notification (owner, seq);
+        """
+
+    private static let v8InboxCounts = """
+        CREATE TABLE inbox (
+            owner TEXT PRIMARY KEY,
+            stored BIGINT NOT NULL,
+            unread BIGINT NOT NULL,
+            CHECK (unread >= 0 AND unread <= stored)
+        );
+        INSERT INTO inbox (owner, stored, unread)
+            SELECT owner, COUNT(*), COUNT(*) FILTER (WHERE readAt IS NULL) FROM notification GROUP BY owner;
         """
 
     private static let v6Analytics = """

@@ -13,6 +13,9 @@ import Shop
 /// notification that is still unread for the same account and product is replaced by the new one (new
 /// body and time, at the top, a new id) rather than duplicated, so a fast market cannot flood an inbox.
 /// An inbox keeps its newest ``maximumPerAccount`` notifications.
+///
+/// Each owner's counts (`inbox`: stored and unread) are written by every write that changes them, in its
+/// transaction: a notification's arrival and the unread count are constant-time however full the inbox is.
 package enum InboxRows {
     /// Change-log entries a producer wrote, in log order, with the events to publish for each.
     typealias Entries = [(seq: Int64, events: [ShopEvent])]
@@ -82,45 +85,80 @@ package enum InboxRows {
 
     /// How many of `owner`'s notifications are unread.
     static func unreadCount(_ db: Database, owner: Shopper) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification WHERE owner = ? AND readAt IS NULL"),
-                         arguments: [owner.storageKey]) ?? 0
+        try counts(db, owner: owner.storageKey).unread
+    }
+
+    /// The counts of the inbox of the owner whose storage key is `owner` (zero before its first notification).
+    static func counts(_ db: Database, owner: String) throws -> Counts {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT stored, unread FROM inbox WHERE owner = ?"),
+                                         arguments: [owner]) else { return Counts(stored: 0, unread: 0) }
+        return Counts(stored: row[0], unread: row[1])
+    }
+
+    /// Records that `count` of the notifications of the owner whose storage key is `owner` were marked read.
+    static func markedRead(_ db: Database, owner: String, count: Int) throws {
+        try db.cachedStatement(sql: "UPDATE inbox SET unread = unread - ? WHERE owner = ?").execute(arguments: [count, owner])
     }
 
     // MARK: Writing
+
+    /// An inbox's counts: notifications stored, and how many of them are unread.
+    struct Counts: Equatable {
+        var stored: Int
+        var unread: Int
+    }
 
     private static func notificationsEnabled(_ db: Database, accountId: Int64) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT notificationsEnabled FROM account WHERE id = ?"), arguments: [accountId]) ?? false
     }
 
     /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox
-    /// within its bound, and writes the change-log entry: subject `n-<new>` or `n-<new> n-<replaced>`.
+    /// within its bound (deleting its oldest, which its counts say when), updates the counts, and writes
+    /// the change-log entry: subject `n-<new>` or `n-<new> n-<replaced>`.
     private static func insert(
         _ db: Database, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
         orderId: String?, at now: Date
     ) throws -> (seq: Int64, events: [ShopEvent]) {
         let key = owner.storageKey
+        var counts = try counts(db, owner: key)
         var replaced: Int64?
         if let productId, kind != .orderPlaced {
             replaced = try Int64.fetchOne(db.cachedStatement(sql: """
                 SELECT seq FROM notification WHERE owner = ? AND kind = ? AND productId = ? AND readAt IS NULL ORDER BY seq DESC LIMIT 1
                 """), arguments: [key, kind.rawValue, productId])
-            if let replaced { try db.execute(sql: "DELETE FROM notification WHERE seq = ?", arguments: [replaced]) }
+            if let replaced {
+                try db.cachedStatement(sql: "DELETE FROM notification WHERE seq = ?").execute(arguments: [replaced])
+                counts.stored -= 1
+                counts.unread -= 1  // Only an unread one is replaced.
+            }
         }
         let milliseconds = StoredDate.milliseconds(now)
         try db.cachedStatement(sql: """
             INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [key, kind.rawValue, title, body, productId, orderId, milliseconds])
         let seq = db.lastInsertedRowID
+        counts.stored += 1
+        counts.unread += 1
+        if counts.stored > maximumPerAccount {
+            let oldest = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT seq, readAt IS NULL FROM notification WHERE owner = ? ORDER BY seq LIMIT ?
+                """), arguments: [key, counts.stored - maximumPerAccount])
+            if let last = oldest.last {
+                try db.cachedStatement(sql: "DELETE FROM notification WHERE owner = ? AND seq <= ?").execute(arguments: [key, last[0] as Int64])
+                counts.stored -= oldest.count
+                counts.unread -= oldest.count(where: { $0[1] as Bool })
+            }
+        }
         try db.cachedStatement(sql: """
-            DELETE FROM notification WHERE owner = ? AND seq <= (SELECT seq FROM notification WHERE owner = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
-            """).execute(arguments: [key, key, maximumPerAccount])
+            INSERT INTO inbox (owner, stored, unread) VALUES (?, ?, ?)
+            ON CONFLICT (owner) DO UPDATE SET stored = excluded.stored, unread = excluded.unread
+            """).execute(arguments: [key, counts.stored, counts.unread])
         let notification = InboxNotification(
             id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
             createdAt: StoredDate.date(milliseconds), isRead: false)
         let replacedId = replaced.map(InboxNotification.id(seq:))
         let subject = [notification.id, replacedId].compactMap { $0 }.joined(separator: " ")
         let logSeq = try ChangeLog.append(db, .notification, subject, at: now)
-        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: try unreadCount(db, owner: owner),
-                                              shopper: owner)])
+        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: counts.unread, shopper: owner)])
     }
 }

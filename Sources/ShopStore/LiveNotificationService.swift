@@ -34,6 +34,7 @@ struct LiveNotificationService: NotificationService {
                     try update.execute(arguments: [StoredDate.milliseconds(now), seq, owner])
                     if db.changesCount > 0 { changed.append(InboxNotification.id(seq: seq)) }
                 }
+                if !changed.isEmpty { try InboxRows.markedRead(db, owner: owner, count: changed.count) }
                 let unread = try InboxRows.unreadCount(db, owner: shopper)
                 guard !changed.isEmpty else { return (unread, [], nil) }
                 let subject = ChangeLog.notificationsReadSubject(owner: shopper, ids: changed)
@@ -57,6 +58,7 @@ struct LiveNotificationService: NotificationService {
                 guard !seqs.isEmpty else { return ([], nil) }
                 try db.execute(sql: "UPDATE notification SET readAt = ? WHERE owner = ? AND readAt IS NULL",
                                arguments: [StoredDate.milliseconds(now), owner])
+                try InboxRows.markedRead(db, owner: owner, count: seqs.count)
                 let ids = seqs.map(InboxNotification.id(seq:))
                 let subject = ChangeLog.notificationsReadSubject(owner: shopper, ids: ids)
                 return (ids, try ChangeLog.append(db, .notificationsRead, subject, at: now))

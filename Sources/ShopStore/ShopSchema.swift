@@ -16,6 +16,7 @@ enum ShopSchema {
         migrator.registerMigration("v5-inbox", migrate: InboxSchema.migrate)
         migrator.registerMigration("v6-analytics", migrate: AnalyticsSchema.migrate)
         migrator.registerMigration("v7-search-counts", migrate: SearchPrefixCounts.migrate)
+        migrator.registerMigration("v8-inbox-counts", migrate: InboxCountsSchema.migrate)
         return migrator
     }
 

@@ -146,4 +146,74 @@ struct PostgresNotificationTests {
         await server.events.settled()
         #expect(server.events.subscriberCount == subscribers)
     }
+
+    /// `owner`'s kept inbox counts and the same counted from its rows, as "stored unread".
+    func counts(_ owner: Shopper, on server: PostgresTestServer) async throws -> (kept: String, counted: String) {
+        try await server.database.read { session in
+            let kept = try await session.value(
+                "SELECT stored || ' ' || unread FROM inbox WHERE owner = \(owner.storageKey)", as: String.self) ?? "none"
+            let counted = try await session.value("""
+                SELECT COUNT(*) || ' ' || COUNT(*) FILTER (WHERE readAt IS NULL) FROM notification WHERE owner = \(owner.storageKey)
+                """, as: String.self) ?? ""
+            return (kept, counted)
+        }
+    }
+
+    @Test func theCountsFollowArrivalsReplacementsTheBoundAndReading() async throws {
+        let server = try await PostgresTestServer(now: now)
+        let ann = try await register("ann@example.com", on: server)
+        let bob = try await register("bob@example.com", on: server)
+        try await server.favorites.setFavorite(productId: "p-0002", isFavorite: true, for: ann)
+        try await notify(ann, count: 498, on: server)
+        try await notify(bob, count: 1, on: server)
+        // The oldest two read, so that the bound deletes read ones first, then unread ones.
+        #expect(try await server.notifications.markRead(ids: ["n-1", "n-2", "n-499"], of: ann) == 496)
+        #expect(try await counts(ann, on: server) == ("498 496", "498 496"))
+
+        // Restocked and cheaper: two more (500), then a further drop replaces its unread one (still 500).
+        let old = try #require(try await server.database.read { try await PostgresRows.product($0, id: "p-0002") })
+        var sold = old
+        sold.stock = 0
+        var restocked = old
+        restocked.stock = 5
+        restocked.price = Money(minorUnits: old.price.minorUnits - 100)
+        var cheaper = restocked
+        cheaper.price = Money(minorUnits: restocked.price.minorUnits - 100)
+        let arrivals = try await server.database.write { [now, sold, restocked, cheaper] session in
+            try await PostgresInboxRows.productChanged(session, from: sold, to: restocked, at: now.now)
+                + PostgresInboxRows.productChanged(session, from: restocked, to: cheaper, at: now.now)
+        }
+        await server.feed.committed(arrivals)
+        let unreadCounts = arrivals.flatMap(\.events).map { if case .notificationArrived(_, _, let unread, _) = $0 { unread } else { -1 } }
+        #expect(unreadCounts == [497, 498, 498])
+        #expect(try await counts(ann, on: server) == ("500 498", "500 498"))
+
+        // Past the bound: each arrival deletes the oldest, read (n-1, n-2) and then unread (n-3, ...).
+        try await notify(ann, count: 4, on: server)
+        #expect(try await counts(ann, on: server) == ("500 500", "500 500"))
+        let oldest = try await server.database.read { try await $0.value("SELECT MIN(seq) FROM notification WHERE owner = \(ann.storageKey)", as: Int64.self) }
+        #expect(oldest == 5)
+
+        try await server.notifications.markAllRead(of: ann)
+        #expect(try await counts(ann, on: server) == ("500 0", "500 0"))
+        #expect(try await server.notifications.inbox(of: ann, before: nil, limit: 1).unreadCount == 0)
+        #expect(try await counts(bob, on: server) == ("1 1", "1 1"))
+    }
+
+    @Test func aDatabaseFromBeforeTheCountsHasItsInboxesCounted() async throws {
+        let server = try await PostgresTestServer(now: now)
+        let ann = try await register("ann@example.com", on: server)
+        let bob = try await register("bob@example.com", on: server)
+        try await notify(ann, count: 3, on: server)
+        try await notify(bob, count: 1, on: server)
+        try await server.notifications.markRead(ids: ["n-2"], of: ann)
+        // Back to the schema before the counts, the notifications kept.
+        _ = try await TestPostgres.execute("DROP TABLE inbox", on: server.database.url)
+        _ = try await TestPostgres.execute("DELETE FROM storefront_migrations WHERE identifier = 'v8-inbox-counts'", on: server.database.url)
+
+        let reopened = try await PostgresTestServer(sharing: server.database, now: now)
+        #expect(try await counts(ann, on: reopened) == ("3 2", "3 2"))
+        #expect(try await counts(bob, on: reopened) == ("1 1", "1 1"))
+        #expect(try await reopened.notifications.inbox(of: ann, before: nil, limit: 20).unreadCount == 2)
+    }
 }

@@ -206,4 +206,72 @@ import Testing
         #expect(notification.orderId == order.id)
         #expect(services.events.subscriberCount == before)
     }
+
+    /// The inbox's kept counts, and the same counted from its rows.
+    func counts(_ owner: Shopper) async throws -> (kept: InboxRows.Counts, counted: InboxRows.Counts) {
+        try await database.writer.read { db in
+            let counted = try Row.fetchOne(db, sql: "SELECT COUNT(*), COUNT(*) FILTER (WHERE readAt IS NULL) FROM notification WHERE owner = ?",
+                                           arguments: [owner.storageKey])!
+            return (try InboxRows.counts(db, owner: owner.storageKey), InboxRows.Counts(stored: counted[0], unread: counted[1]))
+        }
+    }
+
+    @Test func theCountsFollowArrivalsReplacementsTheBoundAndReading() async throws {
+        let ann = try await register("ann@example.com")
+        let bob = try await register("bob@example.com")
+        #expect(try await counts(ann).kept == InboxRows.Counts(stored: 0, unread: 0))
+        try await services.favorites.setFavorite(productId: "p-0002", isFavorite: true, for: ann)
+        let order = Order(id: "o-000001", createdAt: fixedNow, lines: [], subtotal: .zero, tax: .zero, total: .zero)
+        try await database.writer.write { db in
+            for _ in 0..<498 { _ = try InboxRows.orderPlaced(db, order: order, owner: ann, at: fixedNow) }
+            _ = try InboxRows.orderPlaced(db, order: order, owner: bob, at: fixedNow)
+        }
+        // The oldest two read (n-1, n-2), so that the bound deletes read ones first, then unread ones.
+        #expect(try await services.notifications.markRead(ids: ["n-1", "n-2", "n-499"], of: ann) == 496)
+        var tally = try await counts(ann)
+        #expect(tally.kept == InboxRows.Counts(stored: 498, unread: 496) && tally.kept == tally.counted)
+
+        // Restocked and cheaper: two more (500), then a further drop replaces its unread one (still 500).
+        var sold = try await product("p-0002")
+        sold.stock = 0
+        let arrivals = try await change(sold) { $0.stock = 5; $0.price = Money(minorUnits: $0.price.minorUnits - 100) }
+        #expect(arrivals.flatMap(\.events).map { if case .notificationArrived(_, _, let unread, _) = $0 { unread } else { -1 } } == [497, 498])
+        _ = try await change(try await product("p-0002")) { $0.price = Money(minorUnits: $0.price.minorUnits - 100) }
+        tally = try await counts(ann)
+        #expect(tally.kept == InboxRows.Counts(stored: 500, unread: 498) && tally.kept == tally.counted)
+
+        // Past the bound: each arrival deletes the oldest, read (n-1, n-2) and then unread (n-3, ...).
+        let beyond = try await database.writer.write { db in
+            try (0..<4).flatMap { _ in try InboxRows.orderPlaced(db, order: order, owner: ann, at: fixedNow) }
+        }
+        #expect(beyond.flatMap(\.events).map { if case .notificationArrived(_, _, let unread, _) = $0 { unread } else { -1 } } == [499, 500, 500, 500])
+        tally = try await counts(ann)
+        #expect(tally.kept == InboxRows.Counts(stored: 500, unread: 500) && tally.kept == tally.counted)
+        let oldest = try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM notification WHERE owner = ?", arguments: [ann.storageKey]) }
+        #expect(oldest == 5)
+
+        try await services.notifications.markAllRead(of: ann)
+        tally = try await counts(ann)
+        #expect(tally.kept == InboxRows.Counts(stored: 500, unread: 0) && tally.kept == tally.counted)
+        #expect(try await services.notifications.inbox(of: ann, before: nil, limit: 1).unreadCount == 0)
+        tally = try await counts(bob)
+        #expect(tally.kept == InboxRows.Counts(stored: 1, unread: 1) && tally.kept == tally.counted)
+    }
+
+    @Test func aDatabaseFromBeforeTheCountsHasItsInboxesCounted() async throws {
+        let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
+        try ShopSchema.migrator.migrate(queue, upTo: "v7-search-counts")
+        try await queue.write { db in
+            for (owner, readAt) in [("a:1", nil), ("a:1", 5), ("a:1", nil), ("a:2", 7)] as [(String, Int64?)] {
+                try db.execute(sql: """
+                    INSERT INTO notification (owner, kind, title, body, createdAt, readAt) VALUES (?, 'orderPlaced', 'Order placed', '', 0, ?)
+                    """, arguments: [owner, readAt])
+            }
+        }
+        try ShopSchema.migrator.migrate(queue)
+        let counts = try await queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT owner || ' ' || stored || ' ' || unread FROM inbox ORDER BY owner").map { $0[0] as String }
+        }
+        #expect(counts == ["a:1 3 2", "a:2 1 0"])
+    }
 }
