@@ -92,7 +92,9 @@ extension StorefrontBench {
     /// `cart/add` on a copy of the catalog with the cart open, each acknowledged after its transaction
     /// committed (SQLite WAL, `synchronous=FULL`: the commit is on disk): one at a time, then pipelined
     /// in bursts of 50. Each burst adds one unit of 50 different products, then the cart is cleared
-    /// (not timed), so no line reaches its product's limit.
+    /// (not timed), so no line reaches its product's limit. Then checkouts (the session is signed in, so
+    /// each also notifies the account): one at a time, written with their adds, in rounds of 50 pairs, and
+    /// one at a time again once the account's inbox is full (a checkout's cost must not grow with it).
     ///
     /// The floor, in the same rotation: the raw durable transaction (``CartWriteFloor/rawUpsert(_:)``:
     /// `BEGIN IMMEDIATE`, upsert, `COMMIT`, same pragmas) on a second copy of the catalog on the same disk,
@@ -105,6 +107,7 @@ extension StorefrontBench {
         var checkouts: [Double] = []
         var pipelinedCheckouts: [Double] = []
         var checkoutRounds: [Double] = []
+        var fullInboxCheckouts: [Double] = []
         var peak = 0
         for _ in 0..<domainRuns {
             let copy = try TemporaryDatabase(copying: catalog)
@@ -149,6 +152,7 @@ extension StorefrontBench {
             checkouts.append(try sequentialCheckouts(session, cart: cart, products: products))
             pipelinedCheckouts.append(try pipelinedAddCheckoutPairs(session, cart: cart, products: products))
             checkoutRounds.append(try pipelinedCheckoutRounds(session, cart: cart, products: products))
+            fullInboxCheckouts.append(try fullInboxCheckoutRate(session, cart: cart))
             peak = max(peak, try session.child.finish())
             withExtendedLifetime(floorCopy) {}
         }
@@ -162,7 +166,19 @@ extension StorefrontBench {
                 ("checkoutsPerSecond", median(checkouts), "/s one at a time"),
                 ("addAndCheckoutPerSecond", median(pipelinedCheckouts), "/s, each checkout written with its add"),
                 ("pipelinedCheckoutsPerSecond", median(checkoutRounds), "/s, 50 add/checkout pairs in one write"),
+                ("fullInboxCheckoutsPerSecond", median(fullInboxCheckouts), "/s one at a time, the account's inbox full"),
             ], peakRSSKiB: peak)]
+    }
+
+    /// Checkouts one at a time (as ``sequentialCheckouts(_:cart:products:)``) once the account's inbox holds
+    /// its 500 notifications (each checkout notifies the account): 400 more checkouts first, untimed, in
+    /// rounds of 50 pairs written at once. Each checkout here buys a product of its own, not yet bought.
+    private func fullInboxCheckoutRate(_ session: BenchSession, cart: String) throws -> Double {
+        let fresh = Array(try inStockProducts(session, count: 500).dropFirst(50))
+        for round in 0..<8 {
+            _ = try pipelinedCheckoutRounds(session, cart: cart, products: Array(fresh[(round * 50)..<(round * 50 + 50)]))
+        }
+        return try sequentialCheckouts(session, cart: cart, products: Array(fresh[400...]))
     }
 
     /// 50 checkouts of a one-line cart, each after an untimed `cart/add`, one at a time; checkouts per
