@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Instructions per checkout as the inbox fills, by callgrind (BENCHMARKS.md, issue 16, round 8).
 
-    scripts/callgrind-checkout.py SERVER_BINARY CATALOG [CHECKOUTS]
+    scripts/callgrind-checkout.py SERVER_BINARY CATALOG [CHECKOUTS [POINTS]]
 
 Runs SERVER_BINARY under valgrind --tool=callgrind on a copy of CATALOG (a seeded SQLite catalog), signs up
 an account (each checkout then notifies it: one inbox notification per order), opens a cart, and places
 orders one at a time: a cart/add of one unit, then cart/checkout, waiting for each answer. Counts two
 windows of CHECKOUTS (default 50) add/checkout pairs: the first with an almost empty inbox (after 20
 untimed pairs), the second with a full one (after the inbox has passed its 500 notifications). Prints the
-instructions per pair in each window, for the whole process and the main thread's part. Needs valgrind.
+instructions per pair in each window, for the whole process and the main thread's part. With POINTS, each
+of the 50 products bought first gets POINTS price points in its history (written into the copy before the
+server opens it; a checkout adds one per product bought, and a history keeps its last 1 000). Needs valgrind.
 """
 import json, os, shutil, sqlite3, subprocess, sys, tempfile
 
@@ -18,12 +20,23 @@ def main():
         sys.exit(__doc__)
     server, catalog = os.path.realpath(sys.argv[1]), sys.argv[2]
     window = int(sys.argv[3]) if len(sys.argv) > 3 else 50
+    points = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     folder = tempfile.mkdtemp(prefix="storefront-callgrind-checkout-")
     database = os.path.join(folder, "catalog.sqlite")
     shutil.copyfile(catalog, database)
-    products = [row[0] for row in sqlite3.connect(database).execute("SELECT id FROM product WHERE stock > 50 LIMIT 50")]
+    copy = sqlite3.connect(database)
+    products = [row[0] for row in copy.execute("SELECT id FROM product WHERE stock > 50 LIMIT 50")]
     if len(products) < 50:
         sys.exit("the catalog has fewer than 50 products with more than 50 in stock")
+    if points:
+        for product in products:
+            copy.executemany("INSERT INTO price_point (productId, price, stock, at) SELECT id, price, stock, 0 FROM product WHERE id = ?",
+                             [(product,)] * points)
+        # A catalog already migrated to the kept counts gets them recounted (else opening counts them).
+        if copy.execute("SELECT 1 FROM sqlite_master WHERE name = 'price_history'").fetchone():
+            copy.execute("INSERT OR REPLACE INTO price_history SELECT productId, COUNT(*) FROM price_point GROUP BY productId")
+        copy.commit()
+    copy.close()
     stripped = os.path.join(folder, "server")
     # valgrind 3.19 cannot read the DWARF of Swift 6.3; symbols stay.
     subprocess.run(["strip", "--strip-debug", "-o", stripped, server], check=True)

@@ -93,10 +93,12 @@ enum PostgresInboxRows {
     /// its bound (deleting its oldest, which its counts say when), writes the change-log entry (subject
     /// `n-<new>` or `n-<new> n-<replaced>`), then updates the counts.
     ///
-    /// Two servers notifying one account at once may both read its count before either commits: each then
-    /// deletes what it found beyond the bound, the second finds the first's deletions gone and deletes
-    /// nothing, and the inbox holds one more than its bound until its next notification. The counts stay
-    /// exact either way: they change by what each transaction really deleted.
+    /// The producers run after their transaction's first change-log entry (the order's, the product's), so
+    /// one account's notifications are stored one transaction at a time and the count read for the bound is
+    /// exact. The counts would stay exact without that order too: they change by the rows each statement
+    /// really deleted (a replaced notice that another server marked read meanwhile is not deleted: the
+    /// outer `readAt IS NULL` is checked again on the locked row), only the bound could be passed by one
+    /// until the next notification.
     private static func insert(
         _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
         orderId: String?, at now: Date
@@ -108,6 +110,7 @@ enum PostgresInboxRows {
                 DELETE FROM notification WHERE seq = (
                     SELECT seq FROM notification WHERE owner = \(key) AND kind = \(kind.rawValue) AND productId = \(productId)
                       AND readAt IS NULL ORDER BY seq DESC LIMIT 1)
+                  AND readAt IS NULL
                 RETURNING seq
                 """, as: Int64.self)
         }
@@ -118,8 +121,8 @@ enum PostgresInboxRows {
             RETURNING seq
             """, as: Int64.self) else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
         let replacedCount = replaced == nil ? 0 : 1
-        // The counts as last committed (this transaction has not changed them yet): stored, less the one
-        // replaced, plus the new one, beyond the bound is how many of the oldest to delete.
+        // The stored count before this notification (as this transaction sees it), less the one replaced,
+        // plus the new one, beyond the bound is how many of the oldest to delete.
         let pruned = try await session.rows("""
             DELETE FROM notification WHERE seq IN (
                 SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq

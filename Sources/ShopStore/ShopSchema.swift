@@ -17,6 +17,7 @@ enum ShopSchema {
         migrator.registerMigration("v6-analytics", migrate: AnalyticsSchema.migrate)
         migrator.registerMigration("v7-search-counts", migrate: SearchPrefixCounts.migrate)
         migrator.registerMigration("v8-inbox-counts", migrate: InboxCountsSchema.migrate)
+        migrator.registerMigration("v9-price-history-counts", migrate: PriceHistoryCountsSchema.migrate)
         return migrator
     }
 

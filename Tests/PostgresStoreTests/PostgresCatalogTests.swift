@@ -190,6 +190,41 @@ struct PostgresCatalogTests {
         #expect(try await first.logEntries().filter { $0.kind == "productChanged" }.count == 2 * rounds)
     }
 
+    /// Each product's points and their kept count ("productId points rows"), for the products given.
+    func historyCounts(_ database: PostgresShopDatabase, _ ids: [String]) async throws -> [String] {
+        try await database.read { session in
+            try await session.rows("""
+                SELECT h.productId || ' ' || h.points || ' ' || (SELECT COUNT(*) FROM price_point p WHERE p.productId = h.productId)
+                FROM price_history h WHERE h.productId = ANY(\(ids)) ORDER BY h.productId
+                """).map { try $0.decode(String.self) }
+        }
+    }
+
+    @Test func theHistoryKeepsItsLastThousandPointsByItsCountAndTheCountGoesWithTheProduct() async throws {
+        let database = try await TestPostgres.freshDatabase()
+        let product = try #require(try await database.read { try await PostgresRows.product($0, id: "p-0006") })
+        _ = try await database.write { session in
+            for step in 0..<1_100 {
+                var next = product
+                next.price = Money(minorUnits: 100 + Int64(step))
+                try await PostgresPriceHistory.record(session, next, at: Date(timeIntervalSince1970: 1_750_000_000))
+            }
+        }
+        // The migration's first point and 1 100, less the oldest 101.
+        #expect(try await historyCounts(database, ["p-0005", "p-0006"]) == ["p-0005 1 1", "p-0006 1000 1000"])
+        let history = try await database.read { try await PostgresPriceHistory.history($0, productId: "p-0006", limit: 5_000) }
+        #expect(history.first?.price == Money(minorUnits: 200) && history.last?.price == Money(minorUnits: 1_199))
+
+        _ = try await database.write { try await $0.execute("DELETE FROM product WHERE id = 'p-0006'") }
+        #expect(try await historyCounts(database, ["p-0006"]) == [])
+
+        // Back to the schema before the counts, the points kept: opening counts them.
+        _ = try await TestPostgres.execute("DROP TABLE price_history", on: database.url)
+        _ = try await TestPostgres.execute("DELETE FROM storefront_migrations WHERE identifier = 'v9-price-history-counts'", on: database.url)
+        let reopened = try await TestPostgres.open(url: database.url)
+        #expect(try await historyCounts(reopened, ["p-0005", "p-0006"]) == ["p-0005 1 1"])
+    }
+
     @Test func recommendationsAreTheSQLiteStores() async throws {
         let twins = try await CatalogTwins.make()
         let recommendations = PostgresRecommendationService(database: twins.postgres.database)

@@ -128,5 +128,41 @@ import Testing
         let kept = try await services.catalog.priceHistory(productId: "p-0006", limit: 5_000)
         #expect(kept.count == PriceHistoryRows.maximumPointsPerProduct)
         #expect(kept.last?.price == Money(minorUnits: 100 + 1_099))
+        // Its count is kept with the points: 1 000 (the migration's first point and 1 100 changes, less the oldest 101).
+        let counts = try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT h.productId || ' ' || h.points || ' ' || (SELECT COUNT(*) FROM price_point p WHERE p.productId = h.productId)
+                FROM price_history h WHERE h.productId IN ('p-0005', 'p-0006') ORDER BY h.productId
+                """).map { $0[0] as String }
+        }
+        #expect(counts == ["p-0005 2 2", "p-0006 1000 1000"])
+        let oldest: Int64 = try await database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT price FROM price_point WHERE productId = 'p-0006' ORDER BY seq LIMIT 1") ?? 0
+        }
+        #expect(oldest == 200)  // the first 100 changes' prices (100...199) went
+
+        // A deleted product's points and count go with it.
+        try await services.catalog.delete(ids: ["p-0006"])
+        let left = try await database.writer.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT (SELECT COUNT(*) FROM price_point WHERE productId = 'p-0006') + (SELECT COUNT(*) FROM price_history WHERE productId = 'p-0006')
+                """)
+        }
+        #expect(left == 0)
+    }
+
+    @Test func aDatabaseFromBeforeTheHistoryCountsHasThemCounted() async throws {
+        let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
+        try ShopSchema.migrator.migrate(queue, upTo: "v8-inbox-counts")
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO price_point (productId, price, stock, at) VALUES ('p-0001', 1, 1, 0), ('p-0001', 2, 1, 0)")
+        }
+        try ShopSchema.migrator.migrate(queue)
+        let counts = try await queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT productId || ' ' || points FROM price_history WHERE productId IN ('p-0001', 'p-0002') ORDER BY productId")
+                .map { $0[0] as String }
+        }
+        // The migration of v4 gave every product its first point.
+        #expect(counts == ["p-0001 3", "p-0002 1"])
     }
 }
