@@ -33,8 +33,9 @@ def main():
             copy.executemany("INSERT INTO price_point (productId, price, stock, at) SELECT id, price, stock, 0 FROM product WHERE id = ?",
                              [(product,)] * points)
         # A catalog already migrated to the kept counts gets them recounted (else opening counts them).
-        if copy.execute("SELECT 1 FROM sqlite_master WHERE name = 'price_history'").fetchone():
-            copy.execute("INSERT OR REPLACE INTO price_history SELECT productId, COUNT(*) FROM price_point GROUP BY productId")
+        if any(row[1] == "pricePoints" for row in copy.execute("PRAGMA table_info(product)")):
+            copy.execute("UPDATE product SET pricePoints = (SELECT COUNT(*) FROM price_point WHERE productId = product.id)"
+                         " WHERE id IN (%s)" % ",".join("?" * len(products)), products)
         copy.commit()
     copy.close()
     stripped = os.path.join(folder, "server")

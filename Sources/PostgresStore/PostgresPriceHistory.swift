@@ -8,7 +8,8 @@ import ShopStore
 enum PostgresPriceHistory {
     /// Records `product`'s price and stock now, in the current transaction, and drops its points beyond the bound.
     ///
-    /// The product's count of points (`price_history`) changes with it. The callers hold the product's row lock
+    /// The product's count of points (`price_history`) changes with it. (SQLite keeps it in the product's row;
+    /// here a second update of that row in the transaction would compute its stored search vector again.) The callers hold the product's row lock
     /// (they updated the product first, or created it), so one product's points are recorded one transaction at
     /// a time and the count read here is exact.
     static func record(_ session: PostgresSession, _ product: Product, at now: Date) async throws {

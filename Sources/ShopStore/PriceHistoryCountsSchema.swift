@@ -1,18 +1,19 @@
 import GRDB
 
-/// Migration `v9-price-history-counts`: how many price points each product has, kept by the write that adds
-/// one (see ``PriceHistoryRows``), so that keeping a history within its bound does not walk it.
+/// Migration `v9-price-history-counts`: how many price points each product has (`product.pricePoints`), kept
+/// by the write that adds one (see ``PriceHistoryRows``), so that keeping a history within its bound does not
+/// walk it.
 ///
-/// A product with no row has no points; its row goes with the product. The migration counts the points
-/// already stored.
+/// The count is a column of the product's row, not a table of its own: a checkout and a price change write
+/// that row's page anyway, so keeping the count adds no page to their commits. The migration counts the
+/// points already stored.
 enum PriceHistoryCountsSchema {
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE TABLE price_history (
-                productId TEXT PRIMARY KEY NOT NULL REFERENCES product(id) ON DELETE CASCADE,
-                points INTEGER NOT NULL CHECK (points >= 0)
-            ) WITHOUT ROWID;
-            INSERT INTO price_history (productId, points) SELECT productId, COUNT(*) FROM price_point GROUP BY productId;
+            ALTER TABLE product ADD COLUMN pricePoints INTEGER NOT NULL DEFAULT 0 CHECK (pricePoints >= 0);
+            UPDATE product SET pricePoints = counted.points
+                FROM (SELECT productId, COUNT(*) AS points FROM price_point GROUP BY productId) AS counted
+                WHERE counted.productId = product.id;
             """)
     }
 }

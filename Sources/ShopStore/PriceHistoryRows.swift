@@ -3,8 +3,8 @@ import GRDB
 import Shop
 
 /// The `price_point` rows: a product's price history, written in the transaction that changes its price
-/// or stock. Each product's count of points (`price_history`) is kept by the same write, so that recording
-/// a point costs the same with a full history as with an empty one.
+/// or stock. Each product's count of points (`product.pricePoints`) is kept by the same write, so that
+/// recording a point costs the same with a full history as with an empty one.
 package enum PriceHistoryRows {
     /// The most points kept per product; older ones are deleted as new ones are written.
     package static let maximumPointsPerProduct = 1_000
@@ -12,7 +12,7 @@ package enum PriceHistoryRows {
     /// Records `product`'s price and stock as of `now`, and forgets its points beyond the last
     /// ``maximumPointsPerProduct``.
     static func record(_ db: Database, _ product: Product, at now: Date) throws {
-        var points = try Int.fetchOne(db.cachedStatement(sql: "SELECT points FROM price_history WHERE productId = ?"),
+        var points = try Int.fetchOne(db.cachedStatement(sql: "SELECT pricePoints FROM product WHERE id = ?"),
                                       arguments: [product.id]) ?? 0
         try db.cachedStatement(sql: "INSERT INTO price_point (productId, price, stock, at) VALUES (?, ?, ?, ?)")
             .execute(arguments: [product.id, product.price.minorUnits, product.stock, StoredDate.milliseconds(now)])
@@ -25,9 +25,7 @@ package enum PriceHistoryRows {
                 """).execute(arguments: [product.id, product.id, points - maximumPointsPerProduct - 1])
             points = maximumPointsPerProduct
         }
-        try db.cachedStatement(sql: """
-            INSERT INTO price_history (productId, points) VALUES (?, ?) ON CONFLICT (productId) DO UPDATE SET points = excluded.points
-            """).execute(arguments: [product.id, points])
+        try db.cachedStatement(sql: "UPDATE product SET pricePoints = ? WHERE id = ?").execute(arguments: [points, product.id])
     }
 
     /// Records the price and stock of the product `id` as stored now (after a stock decrement).

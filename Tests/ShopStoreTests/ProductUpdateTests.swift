@@ -131,8 +131,8 @@ import Testing
         // Its count is kept with the points: 1 000 (the migration's first point and 1 100 changes, less the oldest 101).
         let counts = try await database.writer.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT h.productId || ' ' || h.points || ' ' || (SELECT COUNT(*) FROM price_point p WHERE p.productId = h.productId)
-                FROM price_history h WHERE h.productId IN ('p-0005', 'p-0006') ORDER BY h.productId
+                SELECT id || ' ' || pricePoints || ' ' || (SELECT COUNT(*) FROM price_point p WHERE p.productId = product.id)
+                FROM product WHERE id IN ('p-0005', 'p-0006') ORDER BY id
                 """).map { $0[0] as String }
         }
         #expect(counts == ["p-0005 2 2", "p-0006 1000 1000"])
@@ -141,14 +141,13 @@ import Testing
         }
         #expect(oldest == 200)  // the first 100 changes' prices (100...199) went
 
-        // A deleted product's points and count go with it.
-        try await services.catalog.delete(ids: ["p-0006"])
-        let left = try await database.writer.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT (SELECT COUNT(*) FROM price_point WHERE productId = 'p-0006') + (SELECT COUNT(*) FROM price_history WHERE productId = 'p-0006')
-                """)
+        // A product created has its first point counted.
+        let created = try await services.catalog.create(
+            NewProduct(name: "Extra Product", description: "", price: Money(minorUnits: 100), categoryId: "books"))
+        let createdPoints = try await database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT pricePoints FROM product WHERE id = ?", arguments: [created.id])
         }
-        #expect(left == 0)
+        #expect(createdPoints == 1)
     }
 
     @Test func aDatabaseFromBeforeTheHistoryCountsHasThemCounted() async throws {
@@ -159,7 +158,7 @@ import Testing
         }
         try ShopSchema.migrator.migrate(queue)
         let counts = try await queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT productId || ' ' || points FROM price_history WHERE productId IN ('p-0001', 'p-0002') ORDER BY productId")
+            try Row.fetchAll(db, sql: "SELECT id || ' ' || pricePoints FROM product WHERE id IN ('p-0001', 'p-0002') ORDER BY id")
                 .map { $0[0] as String }
         }
         // The migration of v4 gave every product its first point.
