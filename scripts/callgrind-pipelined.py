@@ -11,76 +11,46 @@ share included), for the whole process and for the main thread's part (what is b
 the rest is the analytics recorder's writer and the change feed's poll). Needs valgrind and python3.
 Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing.
 """
-import json, os, shutil, sqlite3, subprocess, sys, tempfile
+import os, sqlite3, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_server import CallgrindServer, copy_of
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    server, catalog = os.path.realpath(sys.argv[1]), sys.argv[2]
+    binary, catalog = sys.argv[1], sys.argv[2]
     bursts = int(sys.argv[3]) if len(sys.argv) > 3 else 20
-    folder = tempfile.mkdtemp(prefix="storefront-callgrind-pipelined-")
-    database = os.path.join(folder, "catalog.sqlite")
-    shutil.copyfile(catalog, database)
+    folder, database = copy_of(catalog, "storefront-callgrind-pipelined-")
     products = [row[0] for row in sqlite3.connect(database).execute("SELECT id FROM product WHERE stock > 10 LIMIT 50")]
-    stripped = os.path.join(folder, "server")
-    # valgrind 3.19 cannot read the DWARF of Swift 6.3; symbols stay.
-    subprocess.run(["strip", "--strip-debug", "-o", stripped, server], check=True)
-    profile = os.path.join(folder, "cg.%p")
-    process = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + profile, stripped, "serve", "--database", database],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.path.join(folder, "valgrind.log"), "w"))
-    next_id = 0
-
-    def call(method, params):
-        nonlocal next_id
-        next_id += 1
-        process.stdin.write((json.dumps({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params}) + "\n").encode())
-        process.stdin.flush()
-        while True:
-            message = json.loads(process.stdout.readline())
-            if message.get("id") == next_id:
-                if "error" in message:
-                    sys.exit("%s answered %s" % (method, message))
-                return message
+    server = CallgrindServer(binary, database, folder)
 
     def burst(cart):
-        nonlocal next_id
-        requests = b""
-        for product in products:
-            next_id += 1
-            requests += (json.dumps({"jsonrpc": "2.0", "id": next_id, "method": "cart/add",
-                                     "params": {"viewModel": cart, "productId": product, "quantity": 1}}) + "\n").encode()
-        process.stdin.write(requests)
-        process.stdin.flush()
+        server.write(b"".join(server.request("cart/add", {"viewModel": cart, "productId": product, "quantity": 1})
+                              for product in products))
         answers = 0
         while answers < len(products):
-            message = json.loads(process.stdout.readline())
+            message = server.read()
             if "id" in message:
                 if "error" in message:
                     sys.exit("cart/add answered %s" % message)
                 answers += 1
-        call("cart/clear", {"viewModel": cart})
+        server.call("cart/clear", {"viewModel": cart})
 
-    call("initialize", {"clientInfo": {"name": "callgrind-pipelined"}})
-    cart = call("viewModel/open", {"type": "cart", "args": {}})["result"]["viewModel"]
+    server.call("initialize", {"clientInfo": {"name": "callgrind-pipelined"}})
+    cart = server.call("viewModel/open", {"type": "cart", "args": {}})["result"]["viewModel"]
     for _ in range(3):
         burst(cart)
-    subprocess.run(["callgrind_control", "--dump=before", str(process.pid)], check=True, capture_output=True)
+    server.dump("before")
     for _ in range(bursts):
         burst(cart)
-    subprocess.run(["callgrind_control", "--dump=bursts", str(process.pid)], check=True, capture_output=True)
-    process.stdin.close()
-    process.wait()
-    dump = profile.replace("%p", str(process.pid)) + ".2"
-    total = next(int(line.split()[1]) for line in open(dump) if line.startswith("summary:"))
-    annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", dump],
-                               capture_output=True, text=True).stdout
-    main_thread = next((int(line.split()[0].replace(",", "")) for line in annotated.splitlines()
-                        if line.rstrip().endswith("StorefrontCLI_main [%s]" % stripped)), 0)
+    server.dump("bursts")
+    server.finish()
+    total, main_thread = server.instructions(2)
     adds = bursts * len(products)
     print("%d pipelined adds: %d instructions per add (whole process), %d on the main thread; profile %s"
-          % (adds, total // adds, main_thread // adds, dump))
+          % (adds, total // adds, main_thread // adds, server.dump_file(2)))
 
 
 if __name__ == "__main__":

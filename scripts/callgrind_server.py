@@ -1,0 +1,75 @@
+"""A storefront server under valgrind --tool=callgrind, driven over its pipes (for the callgrind-*.py scripts).
+
+    server = CallgrindServer(binary, database, folder)
+    server.call("initialize", {})          # one request, waits for its answer (exits on an error)
+    server.dump("window")                  # callgrind_control --dump: the counts since the last dump
+    server.finish()
+    total, main_thread = server.instructions(2)   # of the second dump
+
+Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing.
+"""
+import json, os, shutil, subprocess, sys, tempfile
+
+
+def copy_of(catalog, prefix):
+    """A copy of the catalog file in a new temporary folder: (folder, path of the copy)."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    database = os.path.join(folder, "catalog.sqlite")
+    shutil.copyfile(catalog, database)
+    return folder, database
+
+
+class CallgrindServer:
+    def __init__(self, binary, database, folder):
+        # valgrind 3.19 cannot read the DWARF of Swift 6.3; symbols stay.
+        self.stripped = os.path.join(folder, "server")
+        subprocess.run(["strip", "--strip-debug", "-o", self.stripped, os.path.realpath(binary)], check=True)
+        self.profile = os.path.join(folder, "cg.%p")
+        self.process = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + self.profile, self.stripped, "serve", "--database", database],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.path.join(folder, "valgrind.log"), "w"))
+        self.next_id = 0
+
+    def request(self, method, params):
+        """The bytes of the next request (its id taken)."""
+        self.next_id += 1
+        return (json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n").encode()
+
+    def write(self, data):
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def read(self):
+        """The next message the server wrote."""
+        return json.loads(self.process.stdout.readline())
+
+    def call(self, method, params):
+        """Sends one request and returns its whole answer, skipping notifications; exits on an error."""
+        self.write(self.request(method, params))
+        while True:
+            message = self.read()
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    sys.exit("%s answered %s" % (method, message))
+                return message
+
+    def dump(self, name):
+        subprocess.run(["callgrind_control", "--dump=" + name, str(self.process.pid)], check=True, capture_output=True)
+
+    def finish(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+    def dump_file(self, number):
+        return "%s.%d" % (self.profile.replace("%p", str(self.process.pid)), number)
+
+    def instructions(self, number):
+        """The instructions of dump `number`: the whole process's, and the main thread's part (what is below
+        StorefrontCLI_main; the rest is the analytics recorder's writer and the change feed's poll)."""
+        path = self.dump_file(number)
+        total = next(int(line.split()[1]) for line in open(path) if line.startswith("summary:"))
+        annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                                   capture_output=True, text=True).stdout
+        main_thread = next((int(line.split()[0].replace(",", "")) for line in annotated.splitlines()
+                            if line.rstrip().endswith("StorefrontCLI_main [%s]" % self.stripped)), 0)
+        return total, main_thread
