@@ -34,11 +34,16 @@ struct LiveOrderService: OrderService {
                     throw ShopError.cartChanged(revision: cart.revision)
                 }
                 guard !cart.isEmpty else { throw ShopError.emptyCart }
+                // Each product bought as it will be stored: its stock less the line's quantity (a cart has one
+                // line per product), for its price point.
+                var bought: [Product] = []
                 for line in cart.lines {
-                    guard let product = try StoredRows.product(db, id: line.productId) else {
+                    guard var product = try StoredRows.product(db, id: line.productId) else {
                         throw ShopError.productNotFound(line.productId)
                     }
                     try CartRules.checkAvailability(of: product, quantity: line.quantity)
+                    product.stock -= line.quantity
+                    bought.append(product)
                 }
                 let seq = try StoredRows.nextSequence(db, table: "customer_order")
                 let order = Order(
@@ -61,13 +66,14 @@ struct LiveOrderService: OrderService {
                     try decrementStock.execute(arguments: [line.quantity, line.productId])
                 }
                 // The stock of each product bought changed: its history shows it (one point per product).
-                for productId in Set(order.lines.map(\.productId)).sorted() {
-                    try PriceHistoryRows.recordCurrent(db, productId: productId, at: now)
+                for product in bought.sorted(by: { $0.id < $1.id }) {
+                    try PriceHistoryRows.record(db, product, at: now)
                 }
                 try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ?").execute(arguments: [owner])
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
-                let emptied = try StoredRows.cart(db, of: shopper)
+                // Emptied: known without reading the lines back.
+                let emptied = Cart(lines: [], tax: .zero, revision: try StoredRows.cartRevision(db, of: owner))
                 var entries: InboxRows.Entries = [(try ChangeLog.append(db, .cart, owner, at: now), [.cartChanged(emptied, shopper: shopper)])]
                 entries.append((try ChangeLog.append(db, .order, order.id, at: now), [.orderPlaced(order, shopper: shopper)]))
                 entries += try InboxRows.orderPlaced(db, order: order, owner: shopper, at: now)

@@ -28,12 +28,6 @@ package enum PriceHistoryRows {
         try db.cachedStatement(sql: "UPDATE product SET pricePoints = ? WHERE id = ?").execute(arguments: [points, product.id])
     }
 
-    /// Records the price and stock of the product `id` as stored now (after a stock decrement).
-    static func recordCurrent(_ db: Database, productId id: String, at now: Date) throws {
-        guard let product = try StoredRows.product(db, id: id) else { return }
-        try record(db, product, at: now)
-    }
-
     /// The last `limit` points of a product, oldest first.
     static func history(_ db: Database, productId: String, limit: Int) throws -> [PricePoint] {
         try Row.fetchAll(db.cachedStatement(sql: """
