@@ -7,7 +7,8 @@ Runs SERVER_BINARY under valgrind --tool=callgrind on a copy of CATALOG (a seede
 an account (each checkout then notifies it: one inbox notification per order), opens a cart, and places
 orders one at a time: a cart/add of one unit, then cart/checkout, waiting for each answer. Counts two
 windows of CHECKOUTS (default 50) add/checkout pairs: the first with an almost empty inbox (after 20
-untimed pairs), the second with a full one (after the inbox has passed its 500 notifications). Prints the
+untimed pairs), the second with a full one (after the inbox has passed its 500 notifications; CHECKOUTS up to
+480, so that the first window does not fill it). Prints the
 instructions per pair in each window, for the whole process and the main thread's part. With POINTS, each
 of the 50 products bought first gets POINTS price points in its history (written into the copy before the
 server opens it; a checkout adds one per product bought, and a history keeps its last 1 000). Needs valgrind.

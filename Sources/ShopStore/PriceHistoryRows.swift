@@ -23,7 +23,7 @@ package enum PriceHistoryRows {
                 DELETE FROM price_point WHERE productId = ? AND seq <= (
                     SELECT seq FROM price_point WHERE productId = ? ORDER BY seq LIMIT 1 OFFSET ?)
                 """).execute(arguments: [product.id, product.id, points - maximumPointsPerProduct - 1])
-            points = maximumPointsPerProduct
+            points -= db.changesCount  // what was deleted, as on PostgreSQL
         }
         try db.cachedStatement(sql: "UPDATE product SET pricePoints = ? WHERE id = ?").execute(arguments: [points, product.id])
     }
