@@ -41,12 +41,18 @@ struct PostgresCatalogService: CatalogService {
         // sends unnamed statements), so the planner drops the conditions that are off and sees the search
         // as a constant `tsquery`.
         return try await database.snapshot { session in
-            let counted = try await session.first("""
+            // Not searching, the categories' kept counts say how many (each product is in one category).
+            let countQuery: PostgresQuery = words == nil ? """
+                SELECT (SELECT COALESCE(SUM(productCount), 0)::bigint FROM category
+                        WHERE \(categoryId)::text IS NULL OR id = \(categoryId)),
+                       (SELECT MAX(seq) FROM product)
+                """ : """
                 SELECT (SELECT COUNT(*) FROM product p
                         WHERE (\(categoryId)::text IS NULL OR p.categoryId = \(categoryId))
-                          AND (\(words)::text[] IS NULL OR p.searchVector @@ storefront_search_query(\(words)))),
+                          AND p.searchVector @@ storefront_search_query(\(words))),
                        (SELECT MAX(seq) FROM product)
-                """)
+                """
+            let counted = try await session.first(countQuery)
             let (total, maximumSeq) = try counted?.decode((Int, Int64?).self) ?? (0, nil)
             guard total > window.offset, window.limit > 0 else { return ProductPage(products: [], totalCount: total) }
             // The planner cannot tell how many products a prefix matches (its estimate is a fixed guess): left
@@ -95,8 +101,7 @@ struct PostgresCatalogService: CatalogService {
     func categories() async throws -> [CategorySummary] {
         try await database.read { session in
             try await session.rows("""
-                SELECT k.id, k.name, (SELECT COUNT(*) FROM product p WHERE p.categoryId = k.id)
-                FROM category k ORDER BY lower(k.name), k.id
+                SELECT id, name, productCount FROM category ORDER BY lower(name), id
                 """).map { row in
                 let (id, name, count) = try row.decode((String, String, Int).self)
                 return CategorySummary(category: Category(id: id, name: name), productCount: count)
@@ -142,6 +147,7 @@ struct PostgresCatalogService: CatalogService {
                 VALUES (\(seq), \(product.id), \(product.name), \(product.description), \(product.price.minorUnits), \(product.categoryId),
                         \(Int64(product.stock)), \(Int64(product.maxPerOrder)), \(StoredDate.milliseconds(product.createdAt)), \(product.isFeatured))
                 """)
+            try await session.execute("UPDATE category SET productCount = productCount + 1 WHERE id = \(product.categoryId)")
             try await PostgresIdempotency.record(session, key, outcome: ["productId": product.id], at: createdAt)
             try await PostgresPriceHistory.record(session, product, at: createdAt)
             return (product, try await PostgresChangeLog.append(session, .productCreated, product.id, at: createdAt))
@@ -165,6 +171,13 @@ struct PostgresCatalogService: CatalogService {
                 .map { try $0.decode(String.self) }.sorted()
             let owners = try await session.rows("SELECT DISTINCT owner FROM cart_line WHERE productId = ANY(\(deleted))")
                 .map { try $0.decode(String.self) }.sorted()
+            // Their categories' counts, in id order (as moves lock them).
+            for row in try await session.rows("""
+                SELECT categoryId, COUNT(*) FROM product WHERE id = ANY(\(deleted)) GROUP BY categoryId ORDER BY categoryId
+                """) {
+                let (categoryId, count) = try row.decode((String, Int64).self)
+                try await session.execute("UPDATE category SET productCount = productCount - \(count) WHERE id = \(categoryId)")
+            }
             // Cart lines, favourites and price points go with the products (ON DELETE CASCADE).
             try await session.execute("DELETE FROM product WHERE id = ANY(\(deleted))")
             try await PostgresIdempotency.record(session, key, at: now)

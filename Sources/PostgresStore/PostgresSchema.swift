@@ -38,6 +38,7 @@ enum PostgresSchema {
         Migration(identifier: "v7-search-counts") { try await $0.execute(unsafe: PostgresSearch.migrationSQL) },
         Migration(identifier: "v8-inbox-counts") { try await $0.execute(unsafe: v8InboxCounts) },
         Migration(identifier: "v9-price-history-counts") { try await $0.execute(unsafe: v9PriceHistoryCounts) },
+        Migration(identifier: "v10-category-counts") { try await $0.execute(unsafe: v10CategoryCounts) },
     ]
 
     /// The advisory lock key migrations hold (an arbitrary constant: "storefront" in ASCII, truncated).
@@ -255,6 +256,15 @@ enum PostgresSchema {
         );
         LOCK TABLE price_point IN SHARE MODE;
         INSERT INTO price_history (productId, points) SELECT productId, COUNT(*) FROM price_point GROUP BY productId;
+        """
+
+    /// Counts every category's products again (after the catalog is replaced).
+    static let recountCategories = "UPDATE category c SET productCount = (SELECT COUNT(*) FROM product p WHERE p.categoryId = c.id)"
+
+    private static let v10CategoryCounts = """
+        ALTER TABLE category ADD COLUMN productCount BIGINT NOT NULL DEFAULT 0 CHECK (productCount >= 0);
+        LOCK TABLE product IN SHARE MODE;
+        \(recountCategories);
         """
 }
 

@@ -230,6 +230,7 @@ public final class PostgresShopDatabase: Sendable {
             try await session.execute("DELETE FROM product")
             try await session.execute("UPDATE cart_revision SET revision = revision + 1")
             try await PostgresDemoCatalog.insert(productCount: count, into: session)
+            try await session.execute(PostgresQuery(unsafeSQL: PostgresSchema.recountCategories))
             try await PostgresChangeLog.append(session, .reset, at: Date())
         }
     }
@@ -250,11 +251,12 @@ public final class PostgresShopDatabase: Sendable {
         try await read { try await $0.value("SELECT COUNT(*) FROM product", as: Int.self) ?? 0 }
     }
 
-    /// The names of the applied migrations, oldest first.
+    /// The names of the applied migrations this version knows, oldest first (as SQLite's).
     public func appliedMigrations() async throws -> [String] {
-        try await read { session in
-            try await session.rows("SELECT identifier FROM storefront_migrations ORDER BY identifier").map { try $0.decode(String.self) }
+        let applied = try await read { session in
+            Set(try await session.rows("SELECT identifier FROM storefront_migrations").map { try $0.decode(String.self) })
         }
+        return PostgresSchema.migrations.map(\.identifier).filter(applied.contains)
     }
 }
 

@@ -29,8 +29,7 @@ struct LiveCatalogService: CatalogService {
         try await StorageError.mapping {
             try await database.writer.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT k.id, k.name, (SELECT COUNT(*) FROM product p WHERE p.categoryId = k.id)
-                    FROM category k ORDER BY k.name COLLATE NOCASE, k.id
+                    SELECT id, name, productCount FROM category ORDER BY name COLLATE NOCASE, id
                     """).map { CategorySummary(category: Category(id: $0[0], name: $0[1]), productCount: $0[2]) }
             }
         }
@@ -78,6 +77,7 @@ struct LiveCatalogService: CatalogService {
                         StoredDate.milliseconds(product.createdAt), product.isFeatured,
                     ])
                 try SearchPrefixCounts.textsChanged(db, since: textVersion, [(nil, ProductText.stored(db, id: product.id))])
+                try CategoryCounts.add(1, to: product.categoryId, db)
                 try IdempotencyRecord.record(db, key, outcome: ["productId": product.id], at: createdAt)
                 try PriceHistoryRows.record(db, product, at: createdAt)
                 return (product, try ChangeLog.append(db, .productCreated, product.id, at: createdAt))
@@ -98,13 +98,16 @@ struct LiveCatalogService: CatalogService {
                 var deleted: [String] = []
                 var texts: [(old: ProductText?, new: ProductText?)] = []
                 var owners = Set<String>()
+                var removedFrom: [String: Int] = [:]
                 let textVersion = try SearchPrefixCounts.versions(db).version
                 for chunk in stride(from: 0, to: requested.count, by: 500).map({ requested[$0..<min($0 + 500, requested.count)] }) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                     let arguments = StatementArguments(Array(chunk))
-                    for row in try Row.fetchAll(db, sql: "SELECT id, name, description FROM product WHERE id IN (\(placeholders))", arguments: arguments) {
+                    for row in try Row.fetchAll(db, sql: "SELECT id, name, description, categoryId FROM product WHERE id IN (\(placeholders))",
+                                                arguments: arguments) {
                         deleted.append(row[0])
                         texts.append((ProductText(name: row[1], description: row[2]), nil))
+                        removedFrom[row[3], default: 0] += 1
                     }
                     owners.formUnion(try String.fetchAll(db, sql: """
                         SELECT DISTINCT owner FROM cart_line WHERE productId IN (\(placeholders))
@@ -112,6 +115,7 @@ struct LiveCatalogService: CatalogService {
                     try db.execute(sql: "DELETE FROM product WHERE id IN (\(placeholders))", arguments: arguments)
                 }
                 try SearchPrefixCounts.textsChanged(db, since: textVersion, texts)
+                for (categoryId, count) in removedFrom { try CategoryCounts.add(-count, to: categoryId, db) }
                 try IdempotencyRecord.record(db, key, at: now)
                 guard !deleted.isEmpty else { return ([], [], nil) }
                 var seq = try ChangeLog.append(db, .productsDeleted, deleted.sorted().joined(separator: ","), at: now)

@@ -22,6 +22,10 @@ enum ProductChangeRows {
             try SearchPrefixCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText.stored(db, id: new.id))])
         }
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
+        if old.categoryId != new.categoryId {
+            try CategoryCounts.add(-1, to: old.categoryId, db)
+            try CategoryCounts.add(1, to: new.categoryId, db)
+        }
         if old.price != new.price || old.categoryId != new.categoryId || old.name != new.name {
             // What a cart holding it shows changed (its price, its tax rate, its name): a checkout of the
             // cart as the shopper saw it before is refused (`cartChanged`) rather than charging what they

@@ -176,8 +176,15 @@ struct ProductPageReader {
             _ = arguments.append(contentsOf: [categoryId])
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let total = try knownTotal
-            ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM product p \(whereClause)", arguments: arguments) ?? 0
+        let total: Int
+        if let knownTotal {
+            total = knownTotal
+        } else if expression == nil {
+            // Not searching: the categories' kept counts (each product is in one category).
+            total = try CategoryCounts.products(db, in: query.categoryId)
+        } else {
+            total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM product p \(whereClause)", arguments: arguments) ?? 0
+        }
         let products = try StoredRows.products(db, sql: """
             SELECT \(StoredRows.productColumns) FROM product p \(whereClause)
             ORDER BY \(sortingMatches ? "+" : "")\(orderClause) LIMIT ? OFFSET ?

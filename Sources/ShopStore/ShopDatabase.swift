@@ -139,6 +139,7 @@ public final class ShopDatabase: Sendable {
                 try db.execute(sql: "INSERT INTO product_fts(product_fts) VALUES ('rebuild')")
                 try db.execute(sql: ProductSearch.createTriggersSQL)
                 try SearchPrefixCounts.recount(db)
+                try CategoryCounts.recount(db)
                 // Every server on the file reloads what it shows.
                 try ChangeLog.append(db, .reset, at: Date())
             }
@@ -168,10 +169,10 @@ public final class ShopDatabase: Sendable {
         }
     }
 
-    /// The names of the applied migrations, oldest first.
+    /// The names of the applied migrations this version knows, oldest first.
     public func appliedMigrations() async throws -> [String] {
         try await StorageError.mapping {
-            try await writer.read { db in try ShopSchema.migrator.appliedIdentifiers(db).sorted() }
+            try await writer.read { db in try ShopSchema.migrator.appliedMigrations(db) }
         }
     }
 

@@ -18,6 +18,7 @@ enum ShopSchema {
         migrator.registerMigration("v7-search-counts", migrate: SearchPrefixCounts.migrate)
         migrator.registerMigration("v8-inbox-counts", migrate: InboxCountsSchema.migrate)
         migrator.registerMigration("v9-price-history-counts", migrate: PriceHistoryCountsSchema.migrate)
+        migrator.registerMigration("v10-category-counts", migrate: CategoryCounts.migrate)
         return migrator
     }
 

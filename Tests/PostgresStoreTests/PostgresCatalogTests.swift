@@ -225,6 +225,32 @@ struct PostgresCatalogTests {
         #expect(try await historyCounts(reopened, ["p-0005", "p-0006"]) == ["p-0005 1 1"])
     }
 
+    @Test func categoryCountsFollowCreationMovesDeletionAndSeedingAsInSQLite() async throws {
+        let twins = try await CatalogTwins.make()
+        let extra = NewProduct(name: "Extra Product", description: "", price: Money(minorUnits: 100), categoryId: "books")
+        for catalog in [twins.postgres.catalog as any CatalogService, twins.sqlite.catalog] {
+            let created = try await catalog.create(extra)
+            _ = try await catalog.update(id: created.id, ProductUpdate(categoryId: "toys"))
+            try await catalog.delete(ids: ["p-0001", "p-0002", "p-0050", "p-0120", "p-9999"])
+        }
+        let categories = try await twins.postgres.catalog.categories()
+        #expect(categories == (try await twins.sqlite.catalog.categories()))
+        let counted = try await twins.postgres.database.read { session in
+            try await session.rows("SELECT categoryId, COUNT(*) FROM product GROUP BY categoryId ORDER BY categoryId")
+                .map { try $0.decode((String, Int).self) }
+        }
+        let kept = Dictionary(uniqueKeysWithValues: categories.map { ($0.category.id, $0.productCount) })
+        #expect(kept.filter { $0.value > 0 } == Dictionary(uniqueKeysWithValues: counted))
+        for category in categories {
+            let page = try await twins.postgres.catalog.page(ProductQuery(categoryId: category.category.id, limit: 1))
+            #expect(page.totalCount == category.productCount)
+        }
+        #expect(try await twins.postgres.catalog.page(ProductQuery(limit: 1)).totalCount == DemoCatalog.defaultProductCount + 1 - 4)
+
+        try await twins.postgres.database.seed(products: 300)
+        #expect(try await twins.postgres.catalog.categories().map(\.productCount).reduce(0, +) == 300)
+    }
+
     @Test func recommendationsAreTheSQLiteStores() async throws {
         let twins = try await CatalogTwins.make()
         let recommendations = PostgresRecommendationService(database: twins.postgres.database)
