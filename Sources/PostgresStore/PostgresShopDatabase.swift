@@ -224,6 +224,10 @@ public final class PostgresShopDatabase: Sendable {
     /// - Throws: ``ShopError`` `storageFailed`.
     public func seed(products count: Int) async throws {
         try await write(timeout: Self.seedTimeout) { session in
+            // Products created, moved or deleted by other servers meanwhile wait for the seed (or it for them):
+            // otherwise a product created while the seed ran would outlive it uncounted by the recount,
+            // whose snapshot is older than that product's commit.
+            try await session.execute("LOCK TABLE product IN SHARE ROW EXCLUSIVE MODE")
             try await session.execute("DELETE FROM cart_line")
             try await session.execute("DELETE FROM favorite")
             try await session.execute("DELETE FROM price_point")
