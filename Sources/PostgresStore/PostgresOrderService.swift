@@ -68,8 +68,13 @@ struct PostgresOrderService: OrderService {
                     """)
                 try await session.execute("UPDATE product SET stock = stock - \(Int64(line.quantity)) WHERE id = \(line.productId)")
             }
-            // The stock of each product bought changed: its history shows it (one point per product).
-            for productId in ids { try await PostgresPriceHistory.recordCurrent(session, productId: productId, at: now) }
+            // The stock of each product bought changed: its history shows it (one point per product), from the
+            // locked row less the quantity bought (a cart has one line per product): no read back.
+            let bought = Dictionary(cart.lines.map { ($0.productId, $0.quantity) }, uniquingKeysWith: +)
+            for var product in locked {
+                product.stock -= bought[product.id] ?? 0
+                try await PostgresPriceHistory.record(session, product, at: now)
+            }
             try await session.execute("DELETE FROM cart_line WHERE owner = \(owner)")
             // The emptied cart is known without reading it back (one round trip less under the products' locks).
             let emptied = Cart(lines: [], tax: .zero, revision: try await PostgresRows.bumpCartRevision(session, of: shopper))

@@ -33,12 +33,6 @@ enum PostgresPriceHistory {
             """)
     }
 
-    /// Records the current price and stock of the product `id`, if it exists.
-    static func recordCurrent(_ session: PostgresSession, productId id: String, at now: Date) async throws {
-        guard let product = try await PostgresRows.product(session, id: id) else { return }
-        try await record(session, product, at: now)
-    }
-
     /// The last `limit` points of a product, oldest first.
     static func history(_ session: PostgresSession, productId: String, limit: Int) async throws -> [PricePoint] {
         try await session.rows("""

@@ -251,6 +251,24 @@ struct PostgresCatalogTests {
         #expect(try await twins.postgres.catalog.categories().map(\.productCount).reduce(0, +) == 300)
     }
 
+    @Test func aCheckoutRecordsEachProductBoughtWithItsStockAfterAsInSQLite() async throws {
+        let twins = try await CatalogTwins.make()
+        let shopper = Shopper.account(1)
+        let ids = try await twins.inStock(2)
+        let before = try await twins.postgres.catalog.page(ProductQuery(limit: ProductPageWindow.maximumPageSize)).products
+        try await twins.onBoth { services in
+            _ = try await services.cart.add(productId: ids[1], quantity: 1, for: shopper)
+            _ = try await services.cart.add(productId: ids[0], quantity: 2, for: shopper)
+            _ = try await services.orders.placeOrder(expectedRevision: nil, for: shopper)
+        }
+        for (id, bought) in [(ids[0], 2), (ids[1], 1)] {
+            let history = try await twins.postgres.catalog.priceHistory(productId: id, limit: 10)
+            #expect(history == (try await twins.sqlite.catalog.priceHistory(productId: id, limit: 10)), "\(id)")
+            let stock = try #require(before.first { $0.id == id }).stock
+            #expect(history.last?.stock == stock - bought, "\(id)")
+        }
+    }
+
     @Test func recommendationsAreTheSQLiteStores() async throws {
         let twins = try await CatalogTwins.make()
         let recommendations = PostgresRecommendationService(database: twins.postgres.database)
