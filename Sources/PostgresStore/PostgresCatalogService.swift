@@ -147,7 +147,7 @@ struct PostgresCatalogService: CatalogService {
                 VALUES (\(seq), \(product.id), \(product.name), \(product.description), \(product.price.minorUnits), \(product.categoryId),
                         \(Int64(product.stock)), \(Int64(product.maxPerOrder)), \(StoredDate.milliseconds(product.createdAt)), \(product.isFeatured))
                 """)
-            try await session.execute("UPDATE category SET productCount = productCount + 1 WHERE id = \(product.categoryId)")
+            try await PostgresCategoryCounts.add(1, to: product.categoryId, session)
             try await PostgresIdempotency.record(session, key, outcome: ["productId": product.id], at: createdAt)
             try await PostgresPriceHistory.record(session, product, at: createdAt)
             return (product, try await PostgresChangeLog.append(session, .productCreated, product.id, at: createdAt))
@@ -176,7 +176,7 @@ struct PostgresCatalogService: CatalogService {
                 SELECT categoryId, COUNT(*) FROM product WHERE id = ANY(\(deleted)) GROUP BY categoryId ORDER BY categoryId
                 """) {
                 let (categoryId, count) = try row.decode((String, Int64).self)
-                try await session.execute("UPDATE category SET productCount = productCount - \(count) WHERE id = \(categoryId)")
+                try await PostgresCategoryCounts.add(-count, to: categoryId, session)
             }
             // Cart lines, favourites and price points go with the products (ON DELETE CASCADE).
             try await session.execute("DELETE FROM product WHERE id = ANY(\(deleted))")

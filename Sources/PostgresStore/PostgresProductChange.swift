@@ -32,8 +32,8 @@ enum PostgresProductChange {
         if old.price != new.price || old.stock != new.stock { try await PostgresPriceHistory.record(session, new, at: now) }
         if old.categoryId != new.categoryId {
             // Both categories' counts, in id order (as deletions lock them).
-            for (categoryId, change) in [(old.categoryId, -1), (new.categoryId, 1)].sorted(by: { $0.0 < $1.0 }) {
-                try await session.execute("UPDATE category SET productCount = productCount + \(change) WHERE id = \(categoryId)")
+            for (categoryId, change) in [(old.categoryId, Int64(-1)), (new.categoryId, 1)].sorted(by: { $0.0 < $1.0 }) {
+                try await PostgresCategoryCounts.add(change, to: categoryId, session)
             }
         }
         return old.price != new.price || old.categoryId != new.categoryId || old.name != new.name

@@ -258,13 +258,10 @@ enum PostgresSchema {
         INSERT INTO price_history (productId, points) SELECT productId, COUNT(*) FROM price_point GROUP BY productId;
         """
 
-    /// Counts every category's products again (after the catalog is replaced).
-    static let recountCategories = "UPDATE category c SET productCount = (SELECT COUNT(*) FROM product p WHERE p.categoryId = c.id)"
-
     private static let v10CategoryCounts = """
         ALTER TABLE category ADD COLUMN productCount BIGINT NOT NULL DEFAULT 0 CHECK (productCount >= 0);
         LOCK TABLE product IN SHARE MODE;
-        \(recountCategories);
+        \(PostgresCategoryCounts.recountSQL);
         """
 }
 

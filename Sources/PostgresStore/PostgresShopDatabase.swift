@@ -234,7 +234,7 @@ public final class PostgresShopDatabase: Sendable {
             try await session.execute("DELETE FROM product")
             try await session.execute("UPDATE cart_revision SET revision = revision + 1")
             try await PostgresDemoCatalog.insert(productCount: count, into: session)
-            try await session.execute(PostgresQuery(unsafeSQL: PostgresSchema.recountCategories))
+            try await PostgresCategoryCounts.recount(session)
             try await PostgresChangeLog.append(session, .reset, at: Date())
         }
     }

@@ -95,6 +95,11 @@ package enum InboxRows {
         return Counts(stored: row[0], unread: row[1])
     }
 
+    /// Records that every notification of the owner whose storage key is `owner` was marked read.
+    static func allRead(_ db: Database, owner: String) throws {
+        try db.cachedStatement(sql: "UPDATE inbox SET unread = 0 WHERE owner = ?").execute(arguments: [owner])
+    }
+
     /// Records that `count` of the notifications of the owner whose storage key is `owner` were marked read.
     static func markedRead(_ db: Database, owner: String, count: Int) throws {
         try db.cachedStatement(sql: "UPDATE inbox SET unread = unread - ? WHERE owner = ?").execute(arguments: [count, owner])

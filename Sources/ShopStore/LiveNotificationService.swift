@@ -59,7 +59,7 @@ struct LiveNotificationService: NotificationService {
                 try db.execute(sql: "UPDATE notification SET readAt = ? WHERE owner = ? AND readAt IS NULL",
                                arguments: [StoredDate.milliseconds(now), owner])
                 // Every unread one was just marked, in this transaction (one writer at a time on SQLite).
-                try db.cachedStatement(sql: "UPDATE inbox SET unread = 0 WHERE owner = ?").execute(arguments: [owner])
+                try InboxRows.allRead(db, owner: owner)
                 let ids = seqs.map(InboxNotification.id(seq:))
                 let subject = ChangeLog.notificationsReadSubject(owner: shopper, ids: ids)
                 return (ids, try ChangeLog.append(db, .notificationsRead, subject, at: now))
