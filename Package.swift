@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "CProcessControl"),
         // SQLite's process-wide settings (the variadic sqlite3_config, which Swift cannot call).
         .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // SQL functions that fill and test a caller's set of rowids (a search's matches) inside SQLite.
+        .target(name: "CSQLiteRowSets", linkerSettings: [.linkedLibrary("sqlite3")]),
         // One seeded random generator (SplitMix64) for the demo catalog, fault injection, fuzzing and tests.
         .target(name: "Randomness"),
         // The only module that touches json_t*.
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "ShopStore",
             dependencies: [
-                "Shop", "Randomness", "Credentials", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Shop", "Randomness", "Credentials", "CSQLiteSettings", "CSQLiteRowSets", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]

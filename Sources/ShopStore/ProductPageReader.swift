@@ -1,5 +1,4 @@
 import GRDB
-import GRDBSQLite
 import Shop
 
 /// Reads one page of products for a ``ProductQuery`` inside a read transaction, choosing per query how
@@ -63,12 +62,7 @@ struct ProductPageReader {
                 }
             }
             var matches = SeqSet(maximum: maximumSeq)
-            try Self.forEachInteger(
-                db.cachedStatement(sql: "SELECT rowid FROM product_fts WHERE product_fts MATCH ?"), arguments: [expression]
-            ) { seq in
-                matches.insert(seq)
-                return true
-            }
+            try matches.collect(db, sql: "SELECT storefront_collect_rowids(?1, rowid) FROM product_fts WHERE product_fts MATCH ?2", text: expression)
             let knownTotal = query.categoryId == nil ? matches.count : nil
             switch plan {
             case .cheapest, .walkingTestingText:
@@ -100,11 +94,11 @@ struct ProductPageReader {
     /// A search of the whole catalog for one letter (`"a"*`: most products at a million of them),
     /// whose total is kept (``SearchPrefixCounts``): the page is found by walking products in page order
     /// testing each one's text, a few hundred steps when the matches are spread along the order. The other
-    /// plans collect every match first, at ~0.1 µs each: 100 ms for a letter at a million products. A walk
-    /// that has cost what collecting would (matches bunched late in the order) gives up, and `fallback`
-    /// collects them. Returns nil when the plan does not apply: the total is not kept (a longer search, whose
-    /// count by the index costs about half of collecting its matches, so that a walk that gave up would cost
-    /// more than it saves), or the matches are few.
+    /// plans collect every match first, at ~0.06 µs each (``SeqSet/collect(_:sql:text:)``): 60 ms for a
+    /// letter at a million products. A walk that has cost what collecting would (matches bunched late in the
+    /// order) gives up, and `fallback` collects them. Returns nil when the plan does not apply: the total is
+    /// not kept (a longer search, whose count by the index costs about half of collecting its matches, so that
+    /// a walk that gave up would cost more than it saves), or the matches are few.
     private func walkedTestingText(
         _ db: Database, expression: String, matcher: ProductTextMatcher, maximumSeq: Int64, fallback: () throws -> ProductPage
     ) throws -> ProductPage? {
@@ -208,30 +202,29 @@ struct ProductPageReader {
     /// - Parameter budget: the most products to walk before giving up (nil: no limit); only without a
     ///   category. Returns nil when it gave up.
     private func walked(_ db: Database, keeping matches: SeqSet, budget: Int?) throws -> ProductPage? {
-        var arguments = StatementArguments()
-        var whereClause = ""
-        if let categoryId = query.categoryId {
-            whereClause = "WHERE p.categoryId = ?"
-            _ = arguments.append(contentsOf: [categoryId])
-        }
         var pageSeqs: [Int64] = []
         var seen = 0
-        var steps = 0
-        var gaveUp = false
-        try Self.forEachInteger(
-            db.cachedStatement(sql: "SELECT p.seq FROM product p \(whereClause) ORDER BY \(orderClause)"), arguments: arguments
-        ) { seq in
-            steps += 1
-            if let budget, steps > budget {
-                gaveUp = true
-                return false
+        let walkedWithinBudget: Bool
+        if let categoryId = query.categoryId {
+            walkedWithinBudget = try matches.walk(
+                db, sql: "SELECT p.seq FROM product p WHERE p.categoryId = ?2 AND storefront_walk_keeps(?1, p.seq) ORDER BY \(orderClause)",
+                arguments: [.text(categoryId)], budget: nil
+            ) { seq in
+                if seen >= offset && pageSeqs.count < limit { pageSeqs.append(seq) }
+                seen += 1
+                return true
             }
-            guard matches.contains(seq) else { return true }
-            if seen >= offset && pageSeqs.count < limit { pageSeqs.append(seq) }
-            seen += 1
-            return query.categoryId != nil || pageSeqs.count < limit
+        } else {
+            walkedWithinBudget = try matches.walk(
+                db, sql: "SELECT p.seq FROM product p WHERE storefront_walk_keeps(?1, p.seq) ORDER BY \(orderClause) LIMIT ?2",
+                arguments: [.integer(Int64(offset + limit))], budget: budget
+            ) { seq in
+                if seen >= offset { pageSeqs.append(seq) }
+                seen += 1
+                return true
+            }
         }
-        guard !gaveUp else { return nil }
+        guard walkedWithinBudget else { return nil }
         let total = query.categoryId == nil ? matches.count : seen
         return ProductPage(products: try products(db, seqs: pageSeqs), totalCount: total)
     }
@@ -268,75 +261,11 @@ struct ProductPageReader {
             arguments: StatementArguments(seqs))
     }
 
-    /// Steps `statement`, whose first column is an integer, calling `body` with each value until it
-    /// returns false. Straight on SQLite: GRDB's generic cursors cost more per row than the row itself
-    /// when a search collects 100 000 rowids.
-    private static func forEachInteger(
-        _ statement: Statement, arguments: StatementArguments, _ body: (Int64) throws -> Bool
-    ) throws {
-        try statement.setArguments(arguments)
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
-            }
-            guard try body(sqlite3_column_int64(handle, 0)) else { return }
-        }
-    }
-
     private var orderClause: String {
         switch query.sort {
         case .name: "p.name COLLATE NOCASE, p.id"
         case .price: "p.price, p.id"
         case .newest: "p.createdAt DESC, p.id"
         }
-    }
-}
-
-/// A set of product seqs (rowids from 1 up to a known maximum) as bits: a search collects up to one per
-/// product, and testing a bit is far cheaper than hashing into a `Set`.
-struct SeqSet {
-    private var words: [UInt64]
-    private let maximum: Int64
-    /// How many seqs are in the set.
-    private(set) var count = 0
-
-    /// An empty set for seqs up to `maximum`.
-    init(maximum: Int64) {
-        self.maximum = max(maximum, 0)
-        words = Array(repeating: 0, count: Int(self.maximum) / 64 + 1)
-    }
-
-    /// Adds `seq`; seqs outside 0...maximum are ignored (none exist).
-    mutating func insert(_ seq: Int64) {
-        guard seq >= 0, seq <= maximum else { return }
-        let mask: UInt64 = 1 << UInt64(seq % 64)
-        if words[Int(seq) / 64] & mask == 0 {
-            words[Int(seq) / 64] |= mask
-            count += 1
-        }
-    }
-
-    /// The seqs in the set, in increasing order.
-    var members: [Int64] {
-        var members: [Int64] = []
-        members.reserveCapacity(count)
-        for (index, word) in words.enumerated() where word != 0 {
-            var bits = word
-            while bits != 0 {
-                members.append(Int64(index * 64 + bits.trailingZeroBitCount))
-                bits &= bits - 1
-            }
-        }
-        return members
-    }
-
-    /// Whether `seq` is in the set.
-    func contains(_ seq: Int64) -> Bool {
-        guard seq >= 0, seq <= maximum else { return false }
-        return words[Int(seq) / 64] & (1 << UInt64(seq % 64)) != 0
     }
 }

@@ -60,11 +60,12 @@ public final class ShopDatabase: Sendable {
         return try await writer.write(updates)
     }
 
-    /// The settings of every connection: the busy timeout and foreign keys.
+    /// The settings of every connection: the busy timeout, foreign keys, and the SQL functions of ``SeqSet``.
     static var configuration: Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in try SeqSet.register(on: db) }
         return configuration
     }
 

@@ -1,0 +1,142 @@
+import CSQLiteRowSets
+import GRDB
+import GRDBSQLite
+
+/// A set of product seqs (rowids from 1 up to a known maximum) as bits: a search collects up to one per
+/// product, and testing a bit is far cheaper than hashing into a `Set`.
+///
+/// SQLite fills and tests it itself, through the functions of `CSQLiteRowSets` (registered on every
+/// connection by ``register(on:)``): ``collect(_:sql:text:)`` runs an aggregate over a search's matches,
+/// ``walk(_:sql:arguments:budget:_:)`` a walk whose `WHERE` keeps the members. A row handed back to Swift
+/// costs a `sqlite3_step` round trip, more than the row itself when a search has 100 000 matches.
+struct SeqSet {
+    private var words: [UInt64]
+    private let maximum: Int64
+    /// How many seqs are in the set.
+    private(set) var count = 0
+
+    /// An empty set for seqs up to `maximum`.
+    init(maximum: Int64) {
+        self.maximum = max(maximum, 0)
+        words = Array(repeating: 0, count: Int(self.maximum) / 64 + 1)
+    }
+
+    /// Adds `seq`; seqs outside 0...maximum are ignored (none exist).
+    mutating func insert(_ seq: Int64) {
+        guard seq >= 0, seq <= maximum else { return }
+        let mask: UInt64 = 1 << UInt64(seq % 64)
+        if words[Int(seq) / 64] & mask == 0 {
+            words[Int(seq) / 64] |= mask
+            count += 1
+        }
+    }
+
+    /// The seqs in the set, in increasing order.
+    var members: [Int64] {
+        var members: [Int64] = []
+        members.reserveCapacity(count)
+        for (index, word) in words.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                members.append(Int64(index * 64 + bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
+        }
+        return members
+    }
+
+    /// Whether `seq` is in the set.
+    func contains(_ seq: Int64) -> Bool {
+        guard seq >= 0, seq <= maximum else { return false }
+        return words[Int(seq) / 64] & (1 << UInt64(seq % 64)) != 0
+    }
+
+    // MARK: Filled and tested by SQLite
+
+    /// Registers the functions on `db` (every connection of a ``ShopDatabase``).
+    static func register(on db: Database) throws {
+        let code = srs_register(db.sqliteConnection)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "registering storefront_collect_rowids")
+        }
+    }
+
+    /// Adds every rowid that `sql` hands to `storefront_collect_rowids(?1, rowid)`, an aggregate: its
+    /// parameter 1 is this set, parameter 2 `text`.
+    mutating func collect(_ db: Database, sql: String, text: String) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        let maximum = maximum
+        let added = try words.withUnsafeMutableBufferPointer { words in
+            var set = srs_row_set(words: words.baseAddress, maximum: maximum, count: 0, steps: 0, budget: 0, gave_up: 0)
+            try withUnsafeMutablePointer(to: &set) { set in
+                try Self.run(statement, set: set, arguments: [.text(text)]) { _ in false }
+            }
+            return Int(set.count)
+        }
+        count += added
+    }
+
+    /// Steps `sql`, whose `WHERE` asks `storefront_walk_keeps(?1, seq)` (this set) and whose first column
+    /// is an integer, calling `body` with each value until it returns false; parameters 2… are `arguments`.
+    /// - Parameter budget: the most rows the walk asks about (nil: no limit); past it every row is kept, so a
+    ///   `LIMIT` ends the statement, and the walk returns false (it gave up).
+    /// - Returns: Whether the walk stayed within its budget.
+    func walk(
+        _ db: Database, sql: String, arguments: [SQLArgument], budget: Int?, _ body: (Int64) throws -> Bool
+    ) throws -> Bool {
+        let statement = try db.cachedStatement(sql: sql)
+        return try words.withUnsafeBufferPointer { words in
+            // The C side only reads the words.
+            var set = srs_row_set(
+                words: UnsafeMutablePointer(mutating: words.baseAddress), maximum: maximum, count: 0, steps: 0,
+                budget: Int64(budget ?? 0), gave_up: 0)
+            return try withUnsafeMutablePointer(to: &set) { set in
+                try Self.run(statement, set: set, arguments: arguments) { seq in
+                    set.pointee.gave_up == 0 ? try body(seq) : false
+                }
+                return set.pointee.gave_up == 0
+            }
+        }
+    }
+
+    /// SQLite's `SQLITE_TRANSIENT` (a macro Swift does not import): the text is copied when bound.
+    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+    /// A value bound to a parameter after the set's.
+    enum SQLArgument {
+        case text(String)
+        case integer(Int64)
+    }
+
+    /// Binds `set` to parameter 1 and `arguments` to 2…, then steps `statement` until `body`, given the first
+    /// column of each row, returns false.
+    private static func run(
+        _ statement: Statement, set: UnsafeMutablePointer<srs_row_set>, arguments: [SQLArgument], _ body: (Int64) throws -> Bool
+    ) throws {
+        let handle = statement.sqliteStatement
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)  // The set's pointer dies with this call.
+        }
+        func check(_ code: Int32) throws {
+            guard code == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
+            }
+        }
+        try check(srs_bind_row_set(handle, 1, set))
+        for (offset, argument) in arguments.enumerated() {
+            switch argument {
+            case .text(let text): try check(sqlite3_bind_text(handle, Int32(offset + 2), text, -1, Self.transient))
+            case .integer(let value): try check(sqlite3_bind_int64(handle, Int32(offset + 2), value))
+            }
+        }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
+            }
+            guard try body(sqlite3_column_int64(handle, 0)) else { return }
+        }
+    }
+}
