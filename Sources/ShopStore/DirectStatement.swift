@@ -1,3 +1,4 @@
+import CSQLiteRowSets
 import GRDB
 import GRDBSQLite
 
@@ -19,6 +20,9 @@ struct DirectStatement {
         case integer(Int64)
         case text(String)
         case null
+        /// A set of rowids for the functions of `CSQLiteRowSets` (``SeqSet``); it must outlive the statement's
+        /// run (the bindings are cleared after it).
+        case rowSet(UnsafeMutablePointer<srs_row_set>)
     }
 
     /// A row being read: valid only inside the closure it is passed to.
@@ -77,6 +81,7 @@ struct DirectStatement {
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
             case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, SQLITE_TRANSIENT)
             case .null: code = sqlite3_bind_null(handle, index)
+            case .rowSet(let set): code = srs_bind_row_set(handle, index, set)
             }
             guard code == SQLITE_OK else { throw error(code) }
         }

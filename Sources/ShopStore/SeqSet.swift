@@ -64,13 +64,11 @@ struct SeqSet {
     /// Adds every rowid that `sql` hands to `storefront_collect_rowids(?1, rowid)`, an aggregate: its
     /// parameter 1 is this set, parameter 2 `text`.
     mutating func collect(_ db: Database, sql: String, text: String) throws {
-        let statement = try db.cachedStatement(sql: sql)
+        let statement = try DirectStatement(db, sql)
         let maximum = maximum
         let added = try words.withUnsafeMutableBufferPointer { words in
             var set = srs_row_set(words: words.baseAddress, maximum: maximum, count: 0, steps: 0, budget: 0, gave_up: 0)
-            try withUnsafeMutablePointer(to: &set) { set in
-                try Self.run(statement, set: set, arguments: [.text(text)]) { _ in false }
-            }
+            try withUnsafeMutablePointer(to: &set) { set in try statement.execute([.rowSet(set), .text(text)]) }
             return Int(set.count)
         }
         count += added
@@ -82,61 +80,20 @@ struct SeqSet {
     ///   `LIMIT` ends the statement, and the walk returns false (it gave up).
     /// - Returns: Whether the walk stayed within its budget.
     func walk(
-        _ db: Database, sql: String, arguments: [SQLArgument], budget: Int?, _ body: (Int64) throws -> Bool
+        _ db: Database, sql: String, arguments: [DirectStatement.Argument], budget: Int?, _ body: (Int64) throws -> Bool
     ) throws -> Bool {
-        let statement = try db.cachedStatement(sql: sql)
+        let statement = try DirectStatement(db, sql)
         return try words.withUnsafeBufferPointer { words in
             // The C side only reads the words.
             var set = srs_row_set(
                 words: UnsafeMutablePointer(mutating: words.baseAddress), maximum: maximum, count: 0, steps: 0,
                 budget: Int64(budget ?? 0), gave_up: 0)
             return try withUnsafeMutablePointer(to: &set) { set in
-                try Self.run(statement, set: set, arguments: arguments) { seq in
-                    set.pointee.gave_up == 0 ? try body(seq) : false
+                try statement.forEachRow([.rowSet(set)] + arguments) { row in
+                    set.pointee.gave_up == 0 ? try body(row.int64(0)) : false
                 }
                 return set.pointee.gave_up == 0
             }
-        }
-    }
-
-    /// SQLite's `SQLITE_TRANSIENT` (a macro Swift does not import): the text is copied when bound.
-    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-
-    /// A value bound to a parameter after the set's.
-    enum SQLArgument {
-        case text(String)
-        case integer(Int64)
-    }
-
-    /// Binds `set` to parameter 1 and `arguments` to 2…, then steps `statement` until `body`, given the first
-    /// column of each row, returns false.
-    private static func run(
-        _ statement: Statement, set: UnsafeMutablePointer<srs_row_set>, arguments: [SQLArgument], _ body: (Int64) throws -> Bool
-    ) throws {
-        let handle = statement.sqliteStatement
-        defer {
-            sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)  // The set's pointer dies with this call.
-        }
-        func check(_ code: Int32) throws {
-            guard code == SQLITE_OK else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
-            }
-        }
-        try check(srs_bind_row_set(handle, 1, set))
-        for (offset, argument) in arguments.enumerated() {
-            switch argument {
-            case .text(let text): try check(sqlite3_bind_text(handle, Int32(offset + 2), text, -1, Self.transient))
-            case .integer(let value): try check(sqlite3_bind_int64(handle, Int32(offset + 2), value))
-            }
-        }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
-            }
-            guard try body(sqlite3_column_int64(handle, 0)) else { return }
         }
     }
 }
