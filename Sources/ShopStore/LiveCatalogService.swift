@@ -11,10 +11,12 @@ struct LiveCatalogService: CatalogService {
 
     func page(_ query: ProductQuery) async throws -> ProductPage {
         let window = ProductPageWindow(query)
-        let reader = ProductPageReader(query: query, limit: window.limit, offset: window.offset)
-        return try await StorageError.mapping {
+        let reader = ProductPageReader(query: query, limit: window.limit, offset: window.offset, nameOrder: database.nameOrder)
+        let page = try await StorageError.mapping {
             try await database.writer.read { db in try reader.read(db) }
         }
+        database.nameOrder.readIfWanted(from: database.writer)
+        return page
     }
 
     func product(id: String) async throws -> Product {

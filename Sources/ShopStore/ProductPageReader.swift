@@ -33,11 +33,16 @@ struct ProductPageReader {
         /// Without a category: walk testing each product's text, at most this many steps (nil: no limit),
         /// then collect the matches as ``cheapest`` does (for tests of the one-letter plan on any search).
         case walkingTestingText(Int?)
+        /// Sorted by name without a category: the matches with the smallest positions of ``NameOrder``, read
+        /// first in this transaction when stale (for tests of the plan ``cheapest`` takes when they are current).
+        case namePositions
     }
 
     let query: ProductQuery
     let limit: Int
     let offset: Int
+    /// The name order's positions (nil: not used).
+    var nameOrder: NameOrder?
     var plan = Plan.cheapest
     /// Whether this reader is the fallback of a walk that tests text and gave up: it collects the matches.
     var isFallback = false
@@ -64,6 +69,7 @@ struct ProductPageReader {
             var matches = SeqSet(maximum: maximumSeq)
             try matches.collect(db, sql: "SELECT storefront_collect_rowids(?1, rowid) FROM product_fts WHERE product_fts MATCH ?2", text: expression)
             let knownTotal = query.categoryId == nil ? matches.count : nil
+            if let page = try byNamePositions(db, matches) { return page }
             switch plan {
             case .cheapest, .walkingTestingText:
                 let wanted = offset + limit
@@ -83,7 +89,7 @@ struct ProductPageReader {
             case .walkingAtMost(let steps):
                 let budget = query.categoryId == nil ? steps : nil
                 return try walkedOrSorted(db, expression: expression, matches: matches, budget: budget, knownTotal: knownTotal)
-            case .listing: break
+            case .listing, .namePositions: break
             case .walking: return try walked(db, keeping: matches, budget: nil)!
             case .sortingMatches: return try listed(db, matching: expression, knownTotal: knownTotal, sortingMatches: true)
             }
@@ -119,10 +125,24 @@ struct ProductPageReader {
         case .walkingTestingText(nil):
             total = try kept ?? Self.count(db, expression)
             budget = nil
-        case .walking, .walkingAtMost, .listing, .sortingMatches: return nil
+        case .walking, .walkingAtMost, .listing, .sortingMatches, .namePositions: return nil
         }
         if let page = try walked(db, testing: matcher, total: total, budget: budget) { return page }
         return try fallback()
+    }
+
+    /// Sorted by name without a category: the page of `matches` (all of the search's) by the name order's
+    /// positions, when they are current (``NameOrder``); nil otherwise, or for another plan.
+    private func byNamePositions(_ db: Database, _ matches: SeqSet) throws -> ProductPage? {
+        guard query.categoryId == nil, query.sort == .name, let nameOrder else { return nil }
+        switch plan {
+        case .cheapest: break
+        case .namePositions: if nameOrder.positions(at: try SearchPrefixCounts.versions(db).version) == nil { try nameOrder.read(db) }
+        case .listing, .walking, .sortingMatches, .walkingAtMost, .walkingTestingText: return nil
+        }
+        guard let positions = nameOrder.positions(at: try SearchPrefixCounts.versions(db).version),
+              let seqs = positions.first(offset + limit, of: matches) else { return nil }
+        return ProductPage(products: try products(db, seqs: Array(seqs.dropFirst(offset))), totalCount: matches.count)
     }
 
     /// The number of matches of `expression`, counted by the index.

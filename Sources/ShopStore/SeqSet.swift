@@ -35,14 +35,22 @@ struct SeqSet {
     var members: [Int64] {
         var members: [Int64] = []
         members.reserveCapacity(count)
+        forEach { seq in
+            members.append(seq)
+            return true
+        }
+        return members
+    }
+
+    /// Calls `body` with each seq of the set, in increasing order, while it returns true.
+    func forEach(_ body: (Int64) -> Bool) {
         for (index, word) in words.enumerated() where word != 0 {
             var bits = word
             while bits != 0 {
-                members.append(Int64(index * 64 + bits.trailingZeroBitCount))
+                guard body(Int64(index * 64 + bits.trailingZeroBitCount)) else { return }
                 bits &= bits - 1
             }
         }
-        return members
     }
 
     /// Whether `seq` is in the set.

@@ -78,6 +78,7 @@ import Testing
     @Test func walkingAndListingAgreeOnEveryPage() async throws {
         let database = try ShopDatabase(path: ":memory:")
         let categories = try await ShopServices.testing(database).catalog.categories().map(\.category.id)
+        let nameOrder = NameOrder()
         var compared = 0
         for text in ["a", "e", "s", "oak", "st", "b k", "lamp", "zzzz", "", "-"] {
             for categoryId in [nil] + categories.prefix(2).map(Optional.some) {
@@ -88,8 +89,10 @@ import Testing
                             try [
                                 ProductPageReader.Plan.listing, .walking, .cheapest, .sortingMatches, .walkingAtMost(0), .walkingAtMost(30),
                                 .walkingTestingText(nil), .walkingTestingText(0), .walkingTestingText(30),
+                                // The positions read, then used by the cheapest plan.
+                                .namePositions, .cheapest,
                             ].map { plan in
-                                try ProductPageReader(query: query, limit: 20, offset: offset, plan: plan).read(db)
+                                try ProductPageReader(query: query, limit: 20, offset: offset, nameOrder: nameOrder, plan: plan).read(db)
                             }
                         }
                         #expect(pages[0].products.map(\.id) == pages[1].products.map(\.id), "\(query)")
