@@ -44,7 +44,7 @@ static void walk_keeps(sqlite3_context *context, int count, sqlite3_value **valu
         return;
     }
     set->steps += 1;
-    if (set->gave_up || (set->budget > 0 && set->steps > set->budget)) {
+    if (set->gave_up || (set->budget >= 0 && set->steps > set->budget)) {
         set->gave_up = 1;
         sqlite3_result_int(context, 1);
         return;

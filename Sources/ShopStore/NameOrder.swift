@@ -15,22 +15,51 @@ import Shop
 /// matches with the smallest positions: one array read per match.
 ///
 /// Stale positions are never used: a search that finds them stale (or not read yet) takes the other plans and
-/// marks them wanted; the catalog service then reads them on a reader connection after it answered
+/// marks them wanted (as does a page deeper than ``Positions/deepest``, which takes the other plans anyway); the catalog service then reads them on a reader connection after it answered
 /// (``readIfWanted(from:)``). Costs 4 bytes per product seq (4 MB at a million products) and one walk of the
-/// name index per text change that a search then meets (~0.1 s at a million products). Not kept: a product's
-/// id changed behind the store (the shop never changes one; the version does not count it).
+/// name index per text change that a search then meets (~0.1 s at a million products). A product's id or
+/// seq is never changed by the shop; a change made behind it bumps the text version too (migration
+/// `v11-product-key-changes`).
 final class NameOrder: Sendable {
-    /// Every product's position in name order, read at one text version.
+    /// Every product's position in name order, read at one version of the catalog.
     struct Positions: Sendable {
-        /// The text version they were read at.
-        let version: Int64
+        /// The version of the catalog they were read at.
+        let version: Version
         /// `ranks[seq]`: the product's position in name order plus one; 0 for a seq no product has.
-        fileprivate let ranks: [Int32]
+        let ranks: [Int32]
+    }
+
+    /// What the positions are exact for: the text version, and the schema's (`PRAGMA schema_version`, which
+    /// changes when the index's triggers are dropped and made again, as a seed does: a seed by a server older
+    /// than the text version's bump in it still makes the positions stale).
+    struct Version: Equatable, Sendable {
+        var text: Int64
+        var schema: Int64
+
+        /// The version `db`'s transaction sees.
+        static func current(_ db: Database) throws -> Version {
+            Version(
+                text: try SearchPrefixCounts.versions(db).version,
+                schema: try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0)
+        }
+    }
+
+    /// Migration `v11-product-key-changes`: a change of a product's id or seq (which the shop never makes)
+    /// counts as a text change, so that positions read before it are not used after (a seq names the
+    /// product in the positions; an id orders products of the same name).
+    static func migrate(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TRIGGER product_key_update AFTER UPDATE OF id, seq ON product
+            WHEN old.id IS NOT new.id OR old.seq IS NOT new.seq BEGIN
+                UPDATE search_text_version SET version = version + 1;
+            END
+            """)
     }
 
     private struct State {
         var positions: Positions?
-        var isWanted = false
+        /// The version a search wanted positions for, since the last read for it.
+        var wanted: Version?
         /// The read running, if any.
         var reading: Task<Void, Never>?
     }
@@ -38,31 +67,39 @@ final class NameOrder: Sendable {
     private let state = Locked(State())
 
     /// The positions, if they were read at `version`; otherwise marks them wanted and returns nil.
-    func positions(at version: Int64) -> Positions? {
+    func positions(at version: Version) -> Positions? {
         state.withLock { state in
             if let positions = state.positions, positions.version == version { return positions }
-            state.isWanted = true
+            state.wanted = version
             return nil
         }
     }
 
-    /// Reads the positions in `db`, inside its read transaction, and keeps them.
+    /// Whether the positions kept were read at `version` (nothing is marked).
+    func isCurrent(at version: Version) -> Bool {
+        state.withLock { $0.positions?.version == version }
+    }
+
+    /// Reads the positions in `db`, inside its read transaction, and keeps them (one read runs at a time,
+    /// so the last read is the newest). A product whose seq is out of the range a product's can take
+    /// (possible only for rows written behind the store) gets no position: a search that matches it takes
+    /// another plan.
     /// - Throws: A `DatabaseError`.
     func read(_ db: Database) throws {
-        let version = try SearchPrefixCounts.versions(db).version
-        let maximumSeq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0
+        let version = try Version.current(db)
+        let maximumSeq = max(try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0, 0)
         var ranks = [Int32](repeating: 0, count: Int(maximumSeq) + 1)
         var position: Int32 = 0
         try DirectStatement(db, "SELECT p.seq FROM product p ORDER BY p.name COLLATE NOCASE, p.id").forEachRow([]) { row in
             position += 1
-            ranks[Int(row.int64(0))] = position
+            let seq = row.int64(0)
+            if seq >= 0 && seq <= maximumSeq { ranks[Int(seq)] = position }
             return true
         }
         let positions = Positions(version: version, ranks: ranks)
         state.withLock { state in
-            // A read that started earlier may end later: keep the newer version.
-            if state.positions.map({ $0.version <= version }) ?? true { state.positions = positions }
-            state.isWanted = false
+            state.positions = positions
+            if state.wanted == version { state.wanted = nil }
         }
     }
 
@@ -70,7 +107,7 @@ final class NameOrder: Sendable {
     /// read is running. Returns at once.
     func readIfWanted(from writer: any DatabaseWriter) {
         state.withLock { state in
-            guard state.isWanted, state.reading == nil else { return }
+            guard state.wanted != nil, state.reading == nil else { return }
             state.reading = Task.detached(priority: .utility) { [self] in
                 // A failed read leaves them wanted: the next search asks again.
                 try? await writer.read { db in try self.read(db) }
@@ -84,9 +121,14 @@ final class NameOrder: Sendable {
 }
 
 extension NameOrder.Positions {
-    /// The first `count` of `matches` in name order, or nil when one of them has no position (they were read
-    /// for another catalog: not possible at the version they were read at).
+    /// The most products a page by positions reaches (offset plus limit): a page further on is found by
+    /// the other plans (keeping the first `count` costs up to `count` moves per match).
+    static let deepest = 1_000
+
+    /// The first `count` of `matches` in name order (`count` at most ``deepest``), or nil when one of them has
+    /// no position (they were read for another catalog: not possible at the version they were read at).
     func first(_ count: Int, of matches: SeqSet) -> [Int64]? {
+        precondition(count <= Self.deepest, "a page beyond NameOrder.Positions.deepest")
         guard count > 0 else { return [] }
         // Sorted by rank; at most `count` long. Matches come in seq order, which is not name order, so few
         // of them enter once it is full.
@@ -94,7 +136,7 @@ extension NameOrder.Positions {
         first.reserveCapacity(count + 1)
         var missing = false
         matches.forEach { seq in
-            let rank = seq < ranks.count ? ranks[Int(seq)] : 0
+            let rank = seq >= 0 && seq < ranks.count ? ranks[Int(seq)] : 0
             guard rank > 0 else {
                 missing = true
                 return false

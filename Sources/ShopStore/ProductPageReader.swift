@@ -136,12 +136,15 @@ struct ProductPageReader {
     private func byNamePositions(_ db: Database, _ matches: SeqSet) throws -> ProductPage? {
         guard query.categoryId == nil, query.sort == .name, let nameOrder else { return nil }
         switch plan {
-        case .cheapest: break
-        case .namePositions: if nameOrder.positions(at: try SearchPrefixCounts.versions(db).version) == nil { try nameOrder.read(db) }
+        case .cheapest, .namePositions: break
         case .listing, .walking, .sortingMatches, .walkingAtMost, .walkingTestingText: return nil
         }
-        guard let positions = nameOrder.positions(at: try SearchPrefixCounts.versions(db).version),
-              let seqs = positions.first(offset + limit, of: matches) else { return nil }
+        if offset >= matches.count { return ProductPage(products: [], totalCount: matches.count) }
+        let wanted = offset + limit
+        guard wanted <= NameOrder.Positions.deepest else { return nil }
+        let version = try NameOrder.Version.current(db)
+        if case .namePositions = plan, !nameOrder.isCurrent(at: version) { try nameOrder.read(db) }
+        guard let positions = nameOrder.positions(at: version), let seqs = positions.first(wanted, of: matches) else { return nil }
         return ProductPage(products: try products(db, seqs: Array(seqs.dropFirst(offset))), totalCount: matches.count)
     }
 

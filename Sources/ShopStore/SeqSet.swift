@@ -75,7 +75,7 @@ struct SeqSet {
         let statement = try DirectStatement(db, sql)
         let maximum = maximum
         let added = try words.withUnsafeMutableBufferPointer { words in
-            var set = srs_row_set(words: words.baseAddress, maximum: maximum, count: 0, steps: 0, budget: 0, gave_up: 0)
+            var set = srs_row_set(words: words.baseAddress, maximum: maximum, count: 0, steps: 0, budget: -1, gave_up: 0)
             try withUnsafeMutablePointer(to: &set) { set in try statement.execute([.rowSet(set), .text(text)]) }
             return Int(set.count)
         }
@@ -95,7 +95,7 @@ struct SeqSet {
             // The C side only reads the words.
             var set = srs_row_set(
                 words: UnsafeMutablePointer(mutating: words.baseAddress), maximum: maximum, count: 0, steps: 0,
-                budget: Int64(budget ?? 0), gave_up: 0)
+                budget: Int64(budget ?? -1), gave_up: 0)
             return try withUnsafeMutablePointer(to: &set) { set in
                 try statement.forEachRow([.rowSet(set)] + arguments) { row in
                     set.pointee.gave_up == 0 ? try body(row.int64(0)) : false

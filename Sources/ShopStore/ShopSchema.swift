@@ -19,6 +19,7 @@ enum ShopSchema {
         migrator.registerMigration("v8-inbox-counts", migrate: InboxCountsSchema.migrate)
         migrator.registerMigration("v9-price-history-counts", migrate: PriceHistoryCountsSchema.migrate)
         migrator.registerMigration("v10-category-counts", migrate: CategoryCounts.migrate)
+        migrator.registerMigration("v11-product-key-changes", migrate: NameOrder.migrate)
         return migrator
     }
 

@@ -31,7 +31,9 @@ struct PostgresStoreTests {
     @Test func aNewDatabaseHasTheSameMigrationsAndCatalogAsSQLite() async throws {
         let postgres = try await TestPostgres.freshDatabase()
         let sqlite = try ShopDatabase(path: ":memory:")
-        #expect(try await postgres.appliedMigrations() == (try await sqlite.appliedMigrations()))
+        // v11 makes SQLite's in-memory name order (NameOrder) see a change of a product's id; PostgreSQL keeps none.
+        let sqliteOnly: Set = ["v11-product-key-changes"]
+        #expect(try await postgres.appliedMigrations() == (try await sqlite.appliedMigrations()).filter { !sqliteOnly.contains($0) })
         #expect(try await postgres.productCount() == DemoCatalog.defaultProductCount)
         let server = Server(postgres)
         let product = try await PostgresRows.product(#require(try await postgres.read { session in

@@ -21,26 +21,26 @@ import Testing
         }
     }
 
-    func version() async throws -> Int64 {
-        try await database.writer.read { db in try SearchPrefixCounts.versions(db).version }
+    func version() async throws -> NameOrder.Version {
+        try await database.writer.read { db in try NameOrder.Version.current(db) }
     }
 
     @Test func positionsReadAtOneVersionAreNotUsedAtAnother() async throws {
         _ = try await page("oak", plan: .namePositions)
         let before = try await version()
-        #expect(database.nameOrder.positions(at: before) != nil)
+        #expect(database.nameOrder.isCurrent(at: before))
         // First in name order: the positions read before do not know it.
         let product = try await catalog.create(NewProduct(
             name: "Aaa oak stool", description: "", price: Money(minorUnits: 100), categoryId: "office"))
         let after = try await version()
         #expect(after != before)
-        #expect(database.nameOrder.positions(at: after) == nil)
+        #expect(!database.nameOrder.isCurrent(at: after))
         let cheapest = try await page("oak", plan: .cheapest)
         #expect(cheapest == (try await page("oak", plan: .listing)))
         #expect(cheapest.products.first?.id == product.id)
         // Read again (as the catalog service does after answering), they are used and agree.
         #expect(try await page("oak", plan: .namePositions) == cheapest)
-        #expect(database.nameOrder.positions(at: after) != nil)
+        #expect(database.nameOrder.isCurrent(at: after))
     }
 
     @Test func aRenameOrDeleteMadeBehindTheServicesMakesThemStale() async throws {
@@ -49,13 +49,13 @@ import Testing
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE product SET name = 'AAA ' || name WHERE id = ?", arguments: [last.id])
         }
-        #expect(database.nameOrder.positions(at: try await version()) == nil)
+        #expect(!database.nameOrder.isCurrent(at: try await version()))
         let renamed = try await page("oak", plan: .cheapest)
         #expect(renamed.products.first?.id == last.id)
         #expect(renamed == (try await page("oak", plan: .listing)))
         _ = try await page("oak", plan: .namePositions)
         try await database.writer.write { db in try db.execute(sql: "DELETE FROM product WHERE id = ?", arguments: [last.id]) }
-        #expect(database.nameOrder.positions(at: try await version()) == nil)
+        #expect(!database.nameOrder.isCurrent(at: try await version()))
         #expect(try await page("oak", plan: .cheapest) == (try await page("oak", plan: .listing)))
     }
 
@@ -65,30 +65,81 @@ import Testing
         try await database.seed(products: 300)
         let after = try await version()
         #expect(after != before)
-        #expect(database.nameOrder.positions(at: after) == nil)
+        #expect(!database.nameOrder.isCurrent(at: after))
         #expect(try await page("oak", plan: .namePositions) == (try await page("oak", plan: .listing)))
     }
 
     @Test func theCatalogServiceReadsThemAfterASearchFoundThemStale() async throws {
         let query = ProductQuery(searchText: "oak", sort: .name, limit: 20)
         let version = try await version()
-        #expect(database.nameOrder.positions(at: version) == nil)
+        #expect(!database.nameOrder.isCurrent(at: version))
         let first = try await catalog.page(query)
         // The read runs on a reader connection, started before the answer.
         await database.nameOrder.runningRead?.value
-        #expect(database.nameOrder.positions(at: version) != nil)
+        #expect(database.nameOrder.isCurrent(at: version))
         #expect(try await catalog.page(query) == first)
     }
 
-    @Test func aMatchWithoutAPositionGivesNoPage() async throws {
-        let nameOrder = NameOrder()
-        try await database.writer.read { db in try nameOrder.read(db) }
-        let positions = try #require(nameOrder.positions(at: try await version()))
-        var matches = SeqSet(maximum: 1_000_000)
-        matches.insert(1)
-        #expect(positions.first(5, of: matches) == [1])
-        matches.insert(999_999)
-        #expect(positions.first(5, of: matches) == nil)
+    @Test func aMatchWithoutAPositionGivesNoPage() {
+        let positions = NameOrder.Positions(version: NameOrder.Version(text: 0, schema: 0), ranks: [0, 3, 1, 0, 2])
+        var matches = SeqSet(maximum: 10)
+        for seq: Int64 in [1, 2, 4] { matches.insert(seq) }
+        #expect(positions.first(5, of: matches) == [2, 4, 1])
+        #expect(positions.first(2, of: matches) == [2, 4])
         #expect(positions.first(0, of: matches) == [])
+        matches.insert(3)
+        #expect(positions.first(5, of: matches) == nil)
+        var beyond = SeqSet(maximum: 10)
+        beyond.insert(7)
+        #expect(positions.first(1, of: beyond) == nil)
+    }
+
+    @Test func namesEqualButForCaseAreOrderedByIdAgainstTheirSeqs() async throws {
+        try await database.writer.write { db in
+            // Inserted in the opposite order of their ids, so seq order is not the name order.
+            for (id, name) in [("p-tie-9", "Tied Oak Chair"), ("p-tie-5", "TIED OAK CHAIR"), ("p-tie-1", "tied oak chair"), ("p-tie-0", "Tied oak chair")] {
+                try db.execute(sql: """
+                    INSERT INTO product (id, name, description, price, categoryId, stock, maxPerOrder, createdAt)
+                    VALUES (?, ?, '', 100, 'office', 5, 5, 0)
+                    """, arguments: [id, name])
+            }
+        }
+        for offset in [0, 1, 2, 3, 5, 19, 20, 21, 500] {
+            for limit in [1, 2, 3, 20] {
+                let query = ProductQuery(searchText: "tied", sort: .name, offset: offset, limit: limit)
+                let pages = try await database.writer.read { db in
+                    try [ProductPageReader.Plan.listing, .namePositions].map {
+                        try ProductPageReader(query: query, limit: limit, offset: offset, nameOrder: database.nameOrder, plan: $0).read(db)
+                    }
+                }
+                #expect(pages[0] == pages[1], "offset \(offset), limit \(limit)")
+            }
+        }
+        #expect(try await page("tied", plan: .namePositions).products.map(\.id) == ["p-tie-0", "p-tie-1", "p-tie-5", "p-tie-9"])
+    }
+
+    @Test func aChangeOfAProductsIdMakesThemStale() async throws {
+        // A product nothing refers to (an order line or price point would keep its id).
+        let product = try await catalog.create(NewProduct(name: "Aaa oak bench", description: "", price: Money(minorUnits: 100), categoryId: "office"))
+        _ = try await page("oak", plan: .namePositions)
+        let before = try await version()
+        #expect(database.nameOrder.isCurrent(at: before))
+        try await database.writer.write { db in
+            try db.execute(sql: "DELETE FROM price_point WHERE productId = ?", arguments: [product.id])
+            try db.execute(sql: "UPDATE product SET id = 'zz-' || id WHERE id = ?", arguments: [product.id])
+        }
+        #expect(try await version() != before)
+        #expect(!database.nameOrder.isCurrent(at: try await version()))
+    }
+
+    @Test func pagesBeyondTheDeepestAreFoundByTheOtherPlans() async throws {
+        let deep = NameOrder.Positions.deepest
+        let query = ProductQuery(searchText: "a", sort: .name, offset: deep - 10, limit: 20)
+        let pages = try await database.writer.read { db in
+            try [ProductPageReader.Plan.listing, .namePositions, .cheapest].map {
+                try ProductPageReader(query: query, limit: 20, offset: deep - 10, nameOrder: database.nameOrder, plan: $0).read(db)
+            }
+        }
+        #expect(pages[0] == pages[1] && pages[0] == pages[2])
     }
 }

@@ -19,7 +19,7 @@ typedef struct srs_row_set {
     int64_t count;
     /// Rows storefront_walk_keeps has been asked about.
     int64_t steps;
-    /// The most rows storefront_walk_keeps answers before giving up (0: no limit).
+    /// The most rows storefront_walk_keeps answers before giving up (negative: no limit).
     int64_t budget;
     /// Set when storefront_walk_keeps was asked about more than `budget` rows: from then on it answers 1, so
     /// that a statement with a LIMIT ends at once; the caller ignores its rows.
@@ -27,8 +27,8 @@ typedef struct srs_row_set {
 } srs_row_set;
 
 /// Registers on `db`, for direct use in statements only (not in triggers or views):
-/// - `storefront_collect_rowids(set, rowid)`, an aggregate that adds each rowid to `set` and returns how
-///   many it added;
+/// - `storefront_collect_rowids(set, rowid)`, an aggregate that adds each rowid to `set` (counting the new
+///   ones in `count`) and returns NULL;
 /// - `storefront_walk_keeps(set, rowid)`, whether `rowid` is in `set` (1 or 0), counting the question in
 ///   `steps` and giving up past `budget` (see `gave_up`).
 /// `set` is bound with srs_bind_row_set. Returns SQLite's result code.
