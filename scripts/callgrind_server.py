@@ -73,3 +73,9 @@ class CallgrindServer:
         main_thread = next((int(line.split()[0].replace(",", "")) for line in annotated.splitlines()
                             if line.rstrip().endswith("StorefrontCLI_main [%s]" % self.stripped)), 0)
         return total, main_thread
+
+    def ran(self, number, symbol):
+        """Whether a function whose name contains `symbol` ran in dump `number`."""
+        annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", self.dump_file(number)],
+                                   capture_output=True, text=True).stdout
+        return symbol in annotated
