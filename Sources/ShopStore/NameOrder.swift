@@ -127,13 +127,14 @@ extension NameOrder.Positions {
 
     /// The first `count` of `matches` in name order (`count` at most ``deepest``), or nil when one of them has
     /// no position (they were read for another catalog: not possible at the version they were read at).
+    ///
+    /// The kept ones are a max-heap by rank, so a match costs at most log2(`count`) moves whatever the order
+    /// seqs and names have: a catalog created in reverse name order (every match smaller than all kept) costs
+    /// what a shuffled one does, not `count` moves per match.
     func first(_ count: Int, of matches: SeqSet) -> [Int64]? {
         precondition(count <= Self.deepest, "a page beyond NameOrder.Positions.deepest")
         guard count > 0 else { return [] }
-        // Sorted by rank; at most `count` long. Matches come in seq order, which is not name order, so few
-        // of them enter once it is full.
-        var first: [(rank: Int32, seq: Int64)] = []
-        first.reserveCapacity(count + 1)
+        var heap = RankHeap(capacity: count)
         var missing = false
         matches.forEach { seq in
             let rank = seq >= 0 && seq < ranks.count ? ranks[Int(seq)] : 0
@@ -141,19 +142,52 @@ extension NameOrder.Positions {
                 missing = true
                 return false
             }
-            if first.count == count {
-                guard rank < first[count - 1].rank else { return true }
-                first.removeLast()
-            }
-            var low = 0
-            var high = first.count
-            while low < high {
-                let middle = (low + high) / 2
-                if first[middle].rank < rank { low = middle + 1 } else { high = middle }
-            }
-            first.insert((rank, seq), at: low)
+            heap.offer(rank: rank, seq: seq)
             return true
         }
-        return missing ? nil : first.map(\.seq)
+        return missing ? nil : heap.inOrder()
+    }
+}
+
+/// At most `capacity` (rank, seq) pairs with the smallest ranks offered: a max-heap, whose root is the
+/// largest rank kept, the one a smaller offer replaces. Ranks are distinct (one position per product).
+private struct RankHeap {
+    private var elements: [(rank: Int32, seq: Int64)] = []
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        elements.reserveCapacity(capacity)
+    }
+
+    /// Keeps the pair if fewer than `capacity` are kept or `rank` is smaller than the largest kept.
+    mutating func offer(rank: Int32, seq: Int64) {
+        if elements.count < capacity {
+            elements.append((rank, seq))
+            var child = elements.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard elements[parent].rank < elements[child].rank else { break }
+                elements.swapAt(parent, child)
+                child = parent
+            }
+        } else if rank < elements[0].rank {
+            elements[0] = (rank, seq)
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < elements.count else { break }
+                let right = left + 1
+                let larger = right < elements.count && elements[right].rank > elements[left].rank ? right : left
+                guard elements[larger].rank > elements[parent].rank else { break }
+                elements.swapAt(parent, larger)
+                parent = larger
+            }
+        }
+    }
+
+    /// The seqs kept, smallest rank first.
+    func inOrder() -> [Int64] {
+        elements.sorted { $0.rank < $1.rank }.map(\.seq)
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import Randomness
 import Shop
 import Testing
 @testable import ShopStore
@@ -92,6 +93,24 @@ import Testing
         var beyond = SeqSet(maximum: 10)
         beyond.insert(7)
         #expect(positions.first(1, of: beyond) == nil)
+    }
+
+    @Test func theFirstAreTheSmallestRanksWhateverOrderSeqsAndNamesHave() {
+        // Ranks 1...n against seqs 1...n in name order, reverse name order and a fixed shuffle.
+        let n = 2_000
+        var generator = SeededRandom(seed: 16)
+        let orders: [[Int32]] = [
+            Array(1...Int32(n)), Array((1...Int32(n)).reversed()), Array(1...Int32(n)).shuffled(using: &generator),
+        ]
+        for order in orders {
+            let positions = NameOrder.Positions(version: NameOrder.Version(text: 0, schema: 0), ranks: [0] + order)
+            var matches = SeqSet(maximum: Int64(n))
+            for seq in stride(from: 1, through: n, by: 3) { matches.insert(Int64(seq)) }
+            let expected = matches.members.sorted { order[Int($0) - 1] < order[Int($1) - 1] }
+            for count in [1, 2, 50, 667, NameOrder.Positions.deepest] {
+                #expect(positions.first(count, of: matches) == Array(expected.prefix(count)))
+            }
+        }
     }
 
     @Test func namesEqualButForCaseAreOrderedByIdAgainstTheirSeqs() async throws {
