@@ -15,9 +15,11 @@ import Shop
 /// matches with the smallest positions: one array read per match.
 ///
 /// Stale positions are never used: a search that finds them stale (or not read yet) takes the other plans and
-/// marks them wanted (as does a page deeper than ``Positions/deepest``, which takes the other plans anyway); the catalog service then reads them on a reader connection after it answered
+/// marks them wanted (as does a page deeper than ``Positions/deepest``, which takes the other plans anyway),
+/// and so does the whole catalog shown sorted by name without a search (the catalog screen as it appears,
+/// before the user types); the catalog service then reads them on a reader connection after it answered
 /// (``readIfWanted(from:)``). Costs 4 bytes per product seq (4 MB at a million products) and one walk of the
-/// name index per text change that a search then meets (~0.1 s at a million products). A product's id or
+/// name index per text change that such a page then meets (~0.1 s at a million products). A product's id or
 /// seq is never changed by the shop; a change made behind it bumps the text version too (migration
 /// `v11-product-key-changes`).
 final class NameOrder: Sendable {

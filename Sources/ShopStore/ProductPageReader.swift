@@ -51,6 +51,7 @@ struct ProductPageReader {
     func read(_ db: Database) throws -> ProductPage {
         switch ProductSearch.filter(for: query.searchText) {
         case .everything:
+            try wantNamePositions(db)
             return try listed(db, matching: nil)
         case .nothing:
             return ProductPage(products: [], totalCount: 0)
@@ -146,6 +147,15 @@ struct ProductPageReader {
         if case .namePositions = plan, !nameOrder.isCurrent(at: version) { try nameOrder.read(db) }
         guard let positions = nameOrder.positions(at: version), let seqs = positions.first(wanted, of: matches) else { return nil }
         return ProductPage(products: try products(db, seqs: Array(seqs.dropFirst(offset))), totalCount: matches.count)
+    }
+
+    /// The whole catalog sorted by name, unsearched (the catalog screen as it appears): marks the name order's
+    /// positions wanted when they are stale, so that the catalog service reads them while the user starts typing
+    /// and the first search sorted by name finds them current (at a million products a search that finds them
+    /// stale takes the other plans: `"st"` 22 ms instead of ~12). Costs two reads of one row when current.
+    private func wantNamePositions(_ db: Database) throws {
+        guard query.categoryId == nil, query.sort == .name, let nameOrder else { return }
+        _ = nameOrder.positions(at: try NameOrder.Version.current(db))
     }
 
     /// The number of matches of `expression`, counted by the index.

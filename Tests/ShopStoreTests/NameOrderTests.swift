@@ -81,6 +81,20 @@ import Testing
         #expect(try await catalog.page(query) == first)
     }
 
+    @Test func theCatalogShownSortedByNameHasThemReadBeforeASearch() async throws {
+        let version = try await version()
+        _ = try await catalog.page(ProductQuery(searchText: "", categoryId: "garden", sort: .name, limit: 20))
+        _ = try await catalog.page(ProductQuery(searchText: "", sort: .price, limit: 20))
+        #expect(database.nameOrder.runningRead == nil)
+        #expect(!database.nameOrder.isCurrent(at: version))
+        _ = try await catalog.page(ProductQuery(searchText: "", sort: .name, limit: 20))
+        await database.nameOrder.runningRead?.value
+        #expect(database.nameOrder.isCurrent(at: version))
+        // Current: a page reads them no more.
+        _ = try await catalog.page(ProductQuery(searchText: "", sort: .name, limit: 20))
+        #expect(database.nameOrder.runningRead == nil)
+    }
+
     @Test func aMatchWithoutAPositionGivesNoPage() {
         let positions = NameOrder.Positions(version: NameOrder.Version(text: 0, schema: 0), ranks: [0, 3, 1, 0, 2])
         var matches = SeqSet(maximum: 10)
