@@ -15,8 +15,7 @@ import Shop
 /// matches with the smallest positions: one array read per match.
 ///
 /// Stale positions are never used: a search that finds them stale (or not read yet) takes the other plans and
-/// marks them wanted (as does a page deeper than ``Positions/deepest``, which takes the other plans anyway),
-/// and so does the whole catalog shown sorted by name without a search (the catalog screen as it appears,
+/// marks them wanted, and so does the whole catalog shown sorted by name without a search (the catalog screen as it appears,
 /// before the user types); the catalog service then reads them on a reader connection after it answered
 /// (``readIfWanted(from:)``). Costs 4 bytes per product seq (4 MB at a million products) and one walk of the
 /// name index per text change that such a page then meets (~0.1 s at a million products). A product's id or
@@ -38,6 +37,12 @@ final class NameOrder: Sendable {
         var text: Int64
         var schema: Int64
 
+        /// Whether positions read at this version are at least as new as ones read at `other`: both versions
+        /// only grow, in every process's transactions.
+        func covers(_ other: Version) -> Bool {
+            text >= other.text && schema >= other.schema
+        }
+
         /// The version `db`'s transaction sees.
         static func current(_ db: Database) throws -> Version {
             Version(
@@ -48,10 +53,11 @@ final class NameOrder: Sendable {
 
     /// Migration `v11-product-key-changes`: a change of a product's id or seq (which the shop never makes)
     /// counts as a text change, so that positions read before it are not used after (a seq names the
-    /// product in the positions; an id orders products of the same name).
+    /// product in the positions; an id orders products of the same name). The seq's other names are listed:
+    /// SQLite fires an `UPDATE OF` trigger only for the names the `SET` uses.
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE TRIGGER product_key_update AFTER UPDATE OF id, seq ON product
+            CREATE TRIGGER product_key_update AFTER UPDATE OF id, seq, rowid, _rowid_, oid ON product
             WHEN old.id IS NOT new.id OR old.seq IS NOT new.seq BEGIN
                 UPDATE search_text_version SET version = version + 1;
             END
@@ -60,7 +66,7 @@ final class NameOrder: Sendable {
 
     private struct State {
         var positions: Positions?
-        /// The version a search wanted positions for, since the last read for it.
+        /// The newest version a page wanted positions for, until a read at least as new.
         var wanted: Version?
         /// The read running, if any.
         var reading: Task<Void, Never>?
@@ -68,10 +74,15 @@ final class NameOrder: Sendable {
 
     private let state = Locked(State())
 
-    /// The positions, if they were read at `version`; otherwise marks them wanted and returns nil.
+    /// The positions, if they were read at `version`; otherwise nil, and marks them wanted unless those kept,
+    /// or a want already marked, are at least as new (a page whose transaction began before the last read).
     func positions(at version: Version) -> Positions? {
         state.withLock { state in
-            if let positions = state.positions, positions.version == version { return positions }
+            if let positions = state.positions {
+                if positions.version == version { return positions }
+                if positions.version.covers(version) { return nil }
+            }
+            if let wanted = state.wanted, wanted.covers(version) { return nil }
             state.wanted = version
             return nil
         }
@@ -82,26 +93,31 @@ final class NameOrder: Sendable {
         state.withLock { $0.positions?.version == version }
     }
 
-    /// Reads the positions in `db`, inside its read transaction, and keeps them (one read runs at a time,
-    /// so the last read is the newest). A product whose seq is out of the range a product's can take
-    /// (possible only for rows written behind the store) gets no position: a search that matches it takes
-    /// another plan.
+    /// Reads the positions in `db`, inside its read transaction, and keeps them unless those kept are newer;
+    /// a want they are at least as new as is met. When seqs are too sparse for an array indexed by them
+    /// (``SeqSet/isPractical(maximum:products:)``; possible only for rows written behind the store) they are
+    /// kept empty at this version: every search then takes another plan, and none reads them again until the
+    /// catalog's text changes.
     /// - Throws: A `DatabaseError`.
     func read(_ db: Database) throws {
         let version = try Version.current(db)
         let maximumSeq = max(try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0, 0)
-        var ranks = [Int32](repeating: 0, count: Int(maximumSeq) + 1)
-        var position: Int32 = 0
-        try DirectStatement(db, "SELECT p.seq FROM product p ORDER BY p.name COLLATE NOCASE, p.id").forEachRow([]) { row in
-            position += 1
-            let seq = row.int64(0)
-            if seq >= 0 && seq <= maximumSeq { ranks[Int(seq)] = position }
-            return true
+        var ranks: [Int32] = []
+        if try SeqSet.isPractical(maximum: maximumSeq, products: { try CategoryCounts.products(db, in: nil) }) {
+            ranks = [Int32](repeating: 0, count: Int(maximumSeq) + 1)
+            var position: Int32 = 0
+            try DirectStatement(db, "SELECT p.seq FROM product p ORDER BY p.name COLLATE NOCASE, p.id").forEachRow([]) { row in
+                position += 1
+                let seq = row.int64(0)
+                if seq >= 0 && seq <= maximumSeq { ranks[Int(seq)] = position }
+                return true
+            }
         }
         let positions = Positions(version: version, ranks: ranks)
         state.withLock { state in
+            if let kept = state.positions, kept.version != version, kept.version.covers(version) { return }
             state.positions = positions
-            if state.wanted == version { state.wanted = nil }
+            if let wanted = state.wanted, version.covers(wanted) { state.wanted = nil }
         }
     }
 

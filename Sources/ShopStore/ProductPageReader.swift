@@ -34,8 +34,15 @@ struct ProductPageReader {
         /// then collect the matches as ``cheapest`` does (for tests of the one-letter plan on any search).
         case walkingTestingText(Int?)
         /// Sorted by name without a category: the matches with the smallest positions of ``NameOrder``, read
-        /// first in this transaction when stale (for tests of the plan ``cheapest`` takes when they are current).
+        /// first in this transaction when stale (for tests of the plan ``cheapest`` takes when they are current);
+        /// throws ``PlanNotTaken`` where it applies but finds no page (a page deeper than
+        /// ``NameOrder/Positions/deepest``, or sorted otherwise, takes ``listing``).
         case namePositions
+    }
+
+    /// A plan named for a test could not find the page where it applies (it does not fall back).
+    struct PlanNotTaken: Error {
+        let plan: Plan
     }
 
     let query: ProductQuery
@@ -66,6 +73,10 @@ struct ProductPageReader {
                 if let page = try walkedTestingText(db, expression: expression, matcher: matcher, maximumSeq: maximumSeq, fallback: { try fallback.read(db) }) {
                     return page
                 }
+            }
+            // Seqs far past the catalog's size (written behind the store): SQL alone, without a set of them.
+            guard try SeqSet.isPractical(maximum: maximumSeq, products: { try CategoryCounts.products(db, in: nil) }) else {
+                return try listed(db, matching: expression)
             }
             var matches = SeqSet(maximum: maximumSeq)
             try matches.collect(db, sql: "SELECT storefront_collect_rowids(?1, rowid) FROM product_fts WHERE product_fts MATCH ?2", text: expression)
@@ -145,7 +156,11 @@ struct ProductPageReader {
         guard wanted <= NameOrder.Positions.deepest else { return nil }
         let version = try NameOrder.Version.current(db)
         if case .namePositions = plan, !nameOrder.isCurrent(at: version) { try nameOrder.read(db) }
-        guard let positions = nameOrder.positions(at: version), let seqs = positions.first(wanted, of: matches) else { return nil }
+        guard let positions = nameOrder.positions(at: version), let seqs = positions.first(wanted, of: matches) else {
+            // The plan the tests name must not fall back to another unnoticed.
+            if case .namePositions = plan { throw PlanNotTaken(plan: plan) }
+            return nil
+        }
         return ProductPage(products: try products(db, seqs: Array(seqs.dropFirst(offset))), totalCount: matches.count)
     }
 

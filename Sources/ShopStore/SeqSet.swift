@@ -21,6 +21,19 @@ struct SeqSet {
         words = Array(repeating: 0, count: Int(self.maximum) / 64 + 1)
     }
 
+    /// Whether a set of seqs up to `maximum` (a bit each; NameOrder keeps 4 bytes each) is worth its memory
+    /// for a catalog of `products`: always up to ``smallMaximum``, else while seqs are no sparser than one
+    /// product in four. The shop numbers products densely; a seq far past the catalog's size can only come
+    /// from a row written behind the store (`UPDATE product SET seq = 1e12`), and would ask for gigabytes.
+    /// - Parameter products: the catalog's size, read only when `maximum` is past ``smallMaximum``.
+    static func isPractical(maximum: Int64, products: () throws -> Int) rethrows -> Bool {
+        try maximum <= smallMaximum || maximum / 4 <= Int64(products())
+    }
+
+    /// The largest maximum ``isPractical(maximum:products:)`` allows whatever the catalog's size (128 KiB of
+    /// bits, 4 MiB of positions).
+    static let smallMaximum: Int64 = 1 << 20
+
     /// Adds `seq`; seqs outside 0...maximum are ignored (none exist).
     mutating func insert(_ seq: Int64) {
         guard seq >= 0, seq <= maximum else { return }

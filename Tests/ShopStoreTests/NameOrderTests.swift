@@ -95,6 +95,49 @@ import Testing
         #expect(database.nameOrder.runningRead == nil)
     }
 
+    @Test func aWantIsMetByANewerReadAndAnOlderPageMarksNone() async throws {
+        let nameOrder = NameOrder()
+        let old = try await version()
+        #expect(nameOrder.positions(at: old) == nil)
+        // The text changes (another process, say) before the read that the page asked for begins.
+        _ = try await catalog.create(NewProduct(name: "Aaa oak crate", description: "", price: Money(minorUnits: 100), categoryId: "office"))
+        try await database.writer.read { db in try nameOrder.read(db) }
+        let new = try await version()
+        #expect(new.covers(old) && new != old)
+        #expect(nameOrder.isCurrent(at: new))
+        nameOrder.readIfWanted(from: database.writer)
+        #expect(nameOrder.runningRead == nil)
+        // A page whose transaction began before that read wants nothing older than what is kept.
+        #expect(nameOrder.positions(at: old) == nil)
+        nameOrder.readIfWanted(from: database.writer)
+        #expect(nameOrder.runningRead == nil)
+        // A newer text version is wanted, and read.
+        _ = try await catalog.create(NewProduct(name: "Aaa oak shelf", description: "", price: Money(minorUnits: 100), categoryId: "office"))
+        let newest = try await version()
+        #expect(nameOrder.positions(at: newest) == nil)
+        nameOrder.readIfWanted(from: database.writer)
+        await nameOrder.runningRead?.value
+        #expect(nameOrder.isCurrent(at: newest))
+    }
+
+    @Test func aSeqFarPastTheCatalogsSizeIsSearchedBySQLAlone() async throws {
+        try await database.writer.write { db in
+            // Behind the store: the row's number is a trillion, as no product of the shop's can be.
+            try db.execute(sql: "UPDATE product SET rowid = 1000000000000 WHERE id = (SELECT id FROM product ORDER BY name LIMIT 1)")
+        }
+        let version = try await version()
+        // The catalog appears: the positions are read, and kept empty rather than sized by that number.
+        _ = try await catalog.page(ProductQuery(searchText: "", sort: .name, limit: 20))
+        await database.nameOrder.runningRead?.value
+        #expect(database.nameOrder.isCurrent(at: version))
+        #expect(database.nameOrder.positions(at: version)?.ranks.isEmpty == true)
+        let listed = try await page("oak", plan: .listing)
+        #expect(!listed.products.isEmpty)
+        #expect(try await page("oak", plan: .cheapest) == listed)
+        #expect(try await page("oak", plan: .namePositions) == listed)
+        #expect(try await catalog.page(ProductQuery(searchText: "oak", sort: .name, limit: 20)) == listed)
+    }
+
     @Test func aMatchWithoutAPositionGivesNoPage() {
         let positions = NameOrder.Positions(version: NameOrder.Version(text: 0, schema: 0), ranks: [0, 3, 1, 0, 2])
         var matches = SeqSet(maximum: 10)
@@ -163,9 +206,19 @@ import Testing
         }
         #expect(try await version() != before)
         #expect(!database.nameOrder.isCurrent(at: try await version()))
+        // The seq by any of its names.
+        for name in ["seq", "rowid", "_rowid_", "oid"] {
+            let unchanged = try await version()
+            try await database.writer.write { db in
+                try db.execute(sql: "UPDATE product SET \(name) = \(name) + 1000 WHERE id = ?", arguments: ["zz-" + product.id])
+            }
+            #expect(try await version() != unchanged, "\(name)")
+        }
     }
 
     @Test func pagesBeyondTheDeepestAreFoundByTheOtherPlans() async throws {
+        // More matches of "a" than the deepest page by positions reaches.
+        try await database.seed(products: 3 * NameOrder.Positions.deepest)
         let deep = NameOrder.Positions.deepest
         let query = ProductQuery(searchText: "a", sort: .name, offset: deep - 10, limit: 20)
         let pages = try await database.writer.read { db in
@@ -173,6 +226,7 @@ import Testing
                 try ProductPageReader(query: query, limit: 20, offset: deep - 10, nameOrder: database.nameOrder, plan: $0).read(db)
             }
         }
+        #expect(pages[0].products.count == 20)
         #expect(pages[0] == pages[1] && pages[0] == pages[2])
     }
 }
