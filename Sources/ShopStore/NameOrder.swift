@@ -15,9 +15,9 @@ import Shop
 /// matches with the smallest positions: one array read per match.
 ///
 /// Stale positions are never used: a search that finds them stale (or not read yet) takes the other plans and
-/// marks them wanted, and so does the whole catalog shown sorted by name without a search (the catalog screen as it appears,
-/// before the user types); the catalog service then reads them on a reader connection after it answered
-/// (``readIfWanted(from:)``). Costs 4 bytes per product seq (4 MB at a million products) and one walk of the
+/// marks them wanted, and so does the whole catalog shown sorted by name without a search (the catalog screen
+/// as it appears, before the user types); the catalog service then reads them on a reader connection after it
+/// answered (``readIfWanted(from:)``). Costs 4 bytes per product seq (4 MB at a million products) and one walk of the
 /// name index per text change that such a page then meets (~0.1 s at a million products). A product's id or
 /// seq is never changed by the shop; a change made behind it bumps the text version too (migration
 /// `v11-product-key-changes`).
@@ -95,9 +95,9 @@ final class NameOrder: Sendable {
 
     /// Reads the positions in `db`, inside its read transaction, and keeps them unless those kept are newer;
     /// a want they are at least as new as is met. When seqs are too sparse for an array indexed by them
-    /// (``SeqSet/isPractical(maximum:products:)``; possible only for rows written behind the store) they are
-    /// kept empty at this version: every search then takes another plan, and none reads them again until the
-    /// catalog's text changes.
+    /// (``SeqSet/isPractical(maximum:products:)``: rows written behind the store, or a catalog most of whose
+    /// products were deleted) they are kept empty at this version: every search then takes another plan, and
+    /// none reads them again until the catalog's text changes.
     /// - Throws: A `DatabaseError`.
     func read(_ db: Database) throws {
         let version = try Version.current(db)

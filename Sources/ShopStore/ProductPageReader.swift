@@ -74,7 +74,8 @@ struct ProductPageReader {
                     return page
                 }
             }
-            // Seqs far past the catalog's size (written behind the store): SQL alone, without a set of them.
+            // Seqs far past the catalog's size (most products deleted, or rows written behind the store): SQL
+            // alone, without a set of them.
             guard try SeqSet.isPractical(maximum: maximumSeq, products: { try CategoryCounts.products(db, in: nil) }) else {
                 return try listed(db, matching: expression)
             }

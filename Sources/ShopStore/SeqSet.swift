@@ -23,8 +23,9 @@ struct SeqSet {
 
     /// Whether a set of seqs up to `maximum` (a bit each; NameOrder keeps 4 bytes each) is worth its memory
     /// for a catalog of `products`: always up to ``smallMaximum``, else while seqs are no sparser than one
-    /// product in four. The shop numbers products densely; a seq far past the catalog's size can only come
-    /// from a row written behind the store (`UPDATE product SET seq = 1e12`), and would ask for gigabytes.
+    /// product in four. The shop numbers products in the order it creates them; a seq far past the catalog's
+    /// size comes from a catalog most of whose products were deleted, or from a row written behind the store
+    /// (`UPDATE product SET seq = 1e12`, which would ask for gigabytes). Such catalogs are searched by SQL alone.
     /// - Parameter products: the catalog's size, read only when `maximum` is past ``smallMaximum``.
     static func isPractical(maximum: Int64, products: () throws -> Int) rethrows -> Bool {
         try maximum <= smallMaximum || maximum / 4 <= Int64(products())
