@@ -95,7 +95,7 @@ final class NameOrder: Sendable {
 
     /// Reads the positions in `db`, inside its read transaction, and keeps them unless those kept are newer;
     /// a want they are at least as new as is met. When seqs are too sparse for an array indexed by them
-    /// (``SeqSet/isPractical(maximum:products:)``: rows written behind the store, or a catalog most of whose
+    /// (``SeqSet/isPractical(maximum:bitsPerSeq:products:)``: rows written behind the store, or a catalog most of whose
     /// products were deleted) they are kept empty at this version: every search then takes another plan, and
     /// none reads them again until the catalog's text changes.
     /// - Throws: A `DatabaseError`.
@@ -103,7 +103,7 @@ final class NameOrder: Sendable {
         let version = try Version.current(db)
         let maximumSeq = max(try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0, 0)
         var ranks: [Int32] = []
-        if try SeqSet.isPractical(maximum: maximumSeq, products: { try CategoryCounts.products(db, in: nil) }) {
+        if try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 32, products: { try CategoryCounts.products(db, in: nil) }) {
             ranks = [Int32](repeating: 0, count: Int(maximumSeq) + 1)
             var position: Int32 = 0
             try DirectStatement(db, "SELECT p.seq FROM product p ORDER BY p.name COLLATE NOCASE, p.id").forEachRow([]) { row in

@@ -21,18 +21,19 @@ struct SeqSet {
         words = Array(repeating: 0, count: Int(self.maximum) / 64 + 1)
     }
 
-    /// Whether a set of seqs up to `maximum` (a bit each; NameOrder keeps 4 bytes each) is worth its memory
-    /// for a catalog of `products`: always up to ``smallMaximum``, else while seqs are no sparser than one
-    /// product in four. The shop numbers products in the order it creates them; a seq far past the catalog's
-    /// size comes from a catalog most of whose products were deleted, or from a row written behind the store
-    /// (`UPDATE product SET seq = 1e12`, which would ask for gigabytes). Such catalogs are searched by SQL alone.
+    /// Whether an array indexed by seqs 0...`maximum`, `bitsPerSeq` bits each (a set: 1; NameOrder's positions:
+    /// 32), is worth its memory for a catalog of `products`: always up to ``smallMaximum`` seqs, else while it
+    /// takes at most 128 bits per product (a set up to 128 seqs a product, positions up to 4). The shop numbers
+    /// products in the order it creates them, so seqs run past the catalog's size only when most of its products
+    /// were deleted, or when a row was written behind the store (`UPDATE product SET seq = 1e12`, which would ask
+    /// for gigabytes). Beyond that, searches go without the array (SQL alone, or another plan).
     /// - Parameter products: the catalog's size, read only when `maximum` is past ``smallMaximum``.
-    static func isPractical(maximum: Int64, products: () throws -> Int) rethrows -> Bool {
-        try maximum <= smallMaximum || maximum / 4 <= Int64(products())
+    static func isPractical(maximum: Int64, bitsPerSeq: Int64, products: () throws -> Int) rethrows -> Bool {
+        try maximum <= smallMaximum || maximum / 128 <= Int64(products()) / bitsPerSeq
     }
 
-    /// The largest maximum ``isPractical(maximum:products:)`` allows whatever the catalog's size (128 KiB of
-    /// bits, 4 MiB of positions).
+    /// The most seqs ``isPractical(maximum:bitsPerSeq:products:)`` allows whatever the catalog's size (128 KiB
+    /// of bits, 4 MiB of positions).
     static let smallMaximum: Int64 = 1 << 20
 
     /// Adds `seq`; seqs outside 0...maximum are ignored (none exist).

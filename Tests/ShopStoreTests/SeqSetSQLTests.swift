@@ -78,4 +78,17 @@ import Testing
             #expect(error?.message?.contains("unsafe use of storefront_walk_keeps") == true)
         }
     }
+
+    @Test func anArrayBySeqIsPracticalWhileSeqsAreDenseEnoughForItsWidth() {
+        let million = 1_000_000
+        // Small: whatever the catalog, and without reading its size.
+        #expect(SeqSet.isPractical(maximum: SeqSet.smallMaximum, bitsPerSeq: 32, products: { Issue.record("read the size"); return 0 }))
+        // A set: up to 128 seqs a product; positions (32 bits): up to 4.
+        #expect(SeqSet.isPractical(maximum: 128 * Int64(million), bitsPerSeq: 1, products: { million }))
+        #expect(!SeqSet.isPractical(maximum: 129 * Int64(million), bitsPerSeq: 1, products: { million }))
+        #expect(SeqSet.isPractical(maximum: 4 * Int64(million), bitsPerSeq: 32, products: { million }))
+        #expect(!SeqSet.isPractical(maximum: 5 * Int64(million), bitsPerSeq: 32, products: { million }))
+        // A row written behind the store.
+        #expect(!SeqSet.isPractical(maximum: .max, bitsPerSeq: 1, products: { million }))
+    }
 }
