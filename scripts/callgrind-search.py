@@ -6,7 +6,8 @@
 Runs SERVER_BINARY under valgrind --tool=callgrind on a copy of CATALOG (a seeded SQLite catalog), opens the
 catalog, and searches for each QUERY in turn (default: storefront-bench's queries, in its order), waiting
 for each answer: a first pass as a fresh server meets them, then, once the name order's positions (which a
-server reads in the background after its first search that needs them, NameOrder) are read, a second pass.
+server reads in the background once the catalog is shown sorted by name or a search finds them stale,
+NameOrder) are read, a second pass.
 Prints the instructions of each search in both passes, whole process (the page is read on a reader thread;
 the first pass's windows include the positions' read where it ran). Each search includes the 300 ms debounce,
 in which the idle server's change-feed poll costs a few thousand instructions. Needs valgrind.
@@ -36,7 +37,7 @@ def main():
         server.dump("search")
         dumps += 1
     first_pass = list(range(2, dumps + 1))
-    # Until a window shows no read of the positions (a server older than them never reads any).
+    # Until a window shows no read of the positions (a server from before them never reads any).
     for _ in range(60):
         server.call("catalog/search", {"viewModel": catalog_handle, "query": "oak"})
         server.dump("waiting")

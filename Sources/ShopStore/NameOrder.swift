@@ -103,7 +103,7 @@ final class NameOrder: Sendable {
         let version = try Version.current(db)
         let maximumSeq = max(try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0, 0)
         var ranks: [Int32] = []
-        if try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 32, products: { try CategoryCounts.products(db, in: nil) }) {
+        if try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 32, in: db) {
             ranks = [Int32](repeating: 0, count: Int(maximumSeq) + 1)
             var position: Int32 = 0
             try DirectStatement(db, "SELECT p.seq FROM product p ORDER BY p.name COLLATE NOCASE, p.id").forEachRow([]) { row in

@@ -76,7 +76,7 @@ struct ProductPageReader {
             }
             // Seqs far past the catalog's size (most products deleted, or rows written behind the store): SQL
             // alone, without a set of them.
-            guard try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 1, products: { try CategoryCounts.products(db, in: nil) }) else {
+            guard try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 1, in: db) else {
                 return try listed(db, matching: expression)
             }
             var matches = SeqSet(maximum: maximumSeq)

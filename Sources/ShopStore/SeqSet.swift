@@ -32,6 +32,13 @@ struct SeqSet {
         try maximum <= smallMaximum || maximum / 128 <= Int64(products()) / bitsPerSeq
     }
 
+    /// ``isPractical(maximum:bitsPerSeq:products:)`` for the catalog in `db` (its size from the categories' kept
+    /// counts).
+    /// - Throws: A `DatabaseError`.
+    static func isPractical(maximum: Int64, bitsPerSeq: Int64, in db: Database) throws -> Bool {
+        try isPractical(maximum: maximum, bitsPerSeq: bitsPerSeq, products: { try CategoryCounts.products(db, in: nil) })
+    }
+
     /// The most seqs ``isPractical(maximum:bitsPerSeq:products:)`` allows whatever the catalog's size (128 KiB
     /// of bits, 4 MiB of positions).
     static let smallMaximum: Int64 = 1 << 20
