@@ -90,9 +90,9 @@ package enum InboxRows {
 
     /// The counts of the inbox of the owner whose storage key is `owner` (zero before its first notification).
     static func counts(_ db: Database, owner: String) throws -> Counts {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT stored, unread FROM inbox WHERE owner = ?"),
-                                         arguments: [owner]) else { return Counts(stored: 0, unread: 0) }
-        return Counts(stored: row[0], unread: row[1])
+        try DirectStatement(db, "SELECT stored, unread FROM inbox WHERE owner = ?").one([.text(owner)]) {
+            Counts(stored: $0.int(0), unread: $0.int(1))
+        } ?? Counts(stored: 0, unread: 0)
     }
 
     /// Records that every notification of the owner whose storage key is `owner` was marked read.
@@ -114,7 +114,7 @@ package enum InboxRows {
     }
 
     private static func notificationsEnabled(_ db: Database, accountId: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT notificationsEnabled FROM account WHERE id = ?"), arguments: [accountId]) ?? false
+        try DirectStatement(db, "SELECT notificationsEnabled FROM account WHERE id = ?").one([.integer(accountId)]) { $0.int64(0) != 0 } ?? false
     }
 
     /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox
@@ -128,36 +128,41 @@ package enum InboxRows {
         var counts = try counts(db, owner: key)
         var replaced: Int64?
         if let productId, kind != .orderPlaced {
-            replaced = try Int64.fetchOne(db.cachedStatement(sql: """
+            replaced = try DirectStatement(db, """
                 SELECT seq FROM notification WHERE owner = ? AND kind = ? AND productId = ? AND readAt IS NULL ORDER BY seq DESC LIMIT 1
-                """), arguments: [key, kind.rawValue, productId])
+                """).one([.text(key), .text(kind.rawValue), .text(productId)]) { $0.int64(0) }
             if let replaced {
-                try db.cachedStatement(sql: "DELETE FROM notification WHERE seq = ?").execute(arguments: [replaced])
+                try DirectStatement(db, "DELETE FROM notification WHERE seq = ?").execute([.integer(replaced)])
                 counts.stored -= 1
                 counts.unread -= 1  // Only an unread one is replaced.
             }
         }
         let milliseconds = StoredDate.milliseconds(now)
-        try db.cachedStatement(sql: """
+        try DirectStatement(db, """
             INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [key, kind.rawValue, title, body, productId, orderId, milliseconds])
+            """).execute([.text(key), .text(kind.rawValue), .text(title), .text(body), productId.map { .text($0) } ?? .null,
+                          orderId.map { .text($0) } ?? .null, .integer(milliseconds)])
         let seq = db.lastInsertedRowID
         counts.stored += 1
         counts.unread += 1
         if counts.stored > maximumPerAccount {
-            let oldest = try Row.fetchAll(db.cachedStatement(sql: """
+            var oldest: [(seq: Int64, isUnread: Bool)] = []
+            try DirectStatement(db, """
                 SELECT seq, readAt IS NULL FROM notification WHERE owner = ? ORDER BY seq LIMIT ?
-                """), arguments: [key, counts.stored - maximumPerAccount])
+                """).forEachRow([.text(key), .integer(Int64(counts.stored - maximumPerAccount))]) { row in
+                oldest.append((row.int64(0), row.int64(1) != 0))
+                return true
+            }
             if let last = oldest.last {
-                try db.cachedStatement(sql: "DELETE FROM notification WHERE owner = ? AND seq <= ?").execute(arguments: [key, last[0] as Int64])
+                try DirectStatement(db, "DELETE FROM notification WHERE owner = ? AND seq <= ?").execute([.text(key), .integer(last.seq)])
                 counts.stored -= oldest.count
-                counts.unread -= oldest.count(where: { $0[1] as Bool })
+                counts.unread -= oldest.count(where: \.isUnread)
             }
         }
-        try db.cachedStatement(sql: """
+        try DirectStatement(db, """
             INSERT INTO inbox (owner, stored, unread) VALUES (?, ?, ?)
             ON CONFLICT (owner) DO UPDATE SET stored = excluded.stored, unread = excluded.unread
-            """).execute(arguments: [key, counts.stored, counts.unread])
+            """).execute([.text(key), .integer(Int64(counts.stored)), .integer(Int64(counts.unread))])
         let notification = InboxNotification(
             id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
             createdAt: StoredDate.date(milliseconds), isRead: false)

@@ -84,7 +84,7 @@ struct LiveCartService: CartService {
 
     func clear(for shopper: Shopper) async throws -> Cart {
         try await change(shopper, touching: nil) { db in
-            try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ?").execute(arguments: [shopper.storageKey])
+            try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ?").execute([.text(shopper.storageKey)])
             return .unknown
         }
     }

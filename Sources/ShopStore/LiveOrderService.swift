@@ -52,24 +52,25 @@ struct LiveOrderService: OrderService {
                         OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity)
                     },
                     subtotal: cart.subtotal, tax: cart.tax, total: cart.total)
-                try db.cachedStatement(sql: """
+                try DirectStatement(db, """
                     INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [seq, order.id, StoredDate.milliseconds(createdAt), order.subtotal.minorUnits,
-                                     order.tax.minorUnits, order.total.minorUnits, owner])
-                let insertLine = try db.cachedStatement(sql: """
+                    """).execute([.integer(Int64(seq)), .text(order.id), .integer(StoredDate.milliseconds(createdAt)),
+                                  .integer(order.subtotal.minorUnits), .integer(order.tax.minorUnits),
+                                  .integer(order.total.minorUnits), .text(owner)])
+                let insertLine = try DirectStatement(db, """
                     INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
                     """)
-                let decrementStock = try db.cachedStatement(sql: "UPDATE product SET stock = stock - ? WHERE id = ?")
+                let decrementStock = try DirectStatement(db, "UPDATE product SET stock = stock - ? WHERE id = ?")
                 for (position, line) in order.lines.enumerated() {
-                    try insertLine.execute(arguments: [order.id, position, line.productId, line.name,
-                                                       line.unitPrice.minorUnits, line.quantity])
-                    try decrementStock.execute(arguments: [line.quantity, line.productId])
+                    try insertLine.execute([.text(order.id), .integer(Int64(position)), .text(line.productId), .text(line.name),
+                                            .integer(line.unitPrice.minorUnits), .integer(Int64(line.quantity))])
+                    try decrementStock.execute([.integer(Int64(line.quantity)), .text(line.productId)])
                 }
                 // The stock of each product bought changed: its history shows it (one point per product).
                 for product in bought.sorted(by: { $0.id < $1.id }) {
                     try PriceHistoryRows.record(db, product, at: now)
                 }
-                try db.cachedStatement(sql: "DELETE FROM cart_line WHERE owner = ?").execute(arguments: [owner])
+                try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ?").execute([.text(owner)])
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
                 // Emptied: known without reading the lines back.

@@ -12,20 +12,20 @@ package enum PriceHistoryRows {
     /// Records `product`'s price and stock as of `now`, and forgets its points beyond the last
     /// ``maximumPointsPerProduct``.
     static func record(_ db: Database, _ product: Product, at now: Date) throws {
-        var points = try Int.fetchOne(db.cachedStatement(sql: "SELECT pricePoints FROM product WHERE id = ?"),
-                                      arguments: [product.id]) ?? 0
-        try db.cachedStatement(sql: "INSERT INTO price_point (productId, price, stock, at) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [product.id, product.price.minorUnits, product.stock, StoredDate.milliseconds(now)])
+        var points = try DirectStatement(db, "SELECT pricePoints FROM product WHERE id = ?").one([.text(product.id)]) { $0.int(0) } ?? 0
+        try DirectStatement(db, "INSERT INTO price_point (productId, price, stock, at) VALUES (?, ?, ?, ?)")
+            .execute([.text(product.id), .integer(product.price.minorUnits), .integer(Int64(product.stock)),
+                      .integer(StoredDate.milliseconds(now))])
         points += 1
         if points > maximumPointsPerProduct {
             // The oldest beyond the bound, found from the old end: a walk of as many points as go (usually one).
-            try db.cachedStatement(sql: """
+            try DirectStatement(db, """
                 DELETE FROM price_point WHERE productId = ? AND seq <= (
                     SELECT seq FROM price_point WHERE productId = ? ORDER BY seq LIMIT 1 OFFSET ?)
-                """).execute(arguments: [product.id, product.id, points - maximumPointsPerProduct - 1])
+                """).execute([.text(product.id), .text(product.id), .integer(Int64(points - maximumPointsPerProduct - 1))])
             points -= db.changesCount  // what was deleted, as on PostgreSQL
         }
-        try db.cachedStatement(sql: "UPDATE product SET pricePoints = ? WHERE id = ?").execute(arguments: [points, product.id])
+        try DirectStatement(db, "UPDATE product SET pricePoints = ? WHERE id = ?").execute([.integer(Int64(points)), .text(product.id)])
     }
 
     /// The last `limit` points of a product, oldest first.
