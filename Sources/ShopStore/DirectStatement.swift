@@ -4,8 +4,9 @@ import GRDBSQLite
 
 /// A statement of a hot path (cart changes, checkouts and what they write: notifications, price points) run
 /// straight on SQLite: its arguments bound and its columns read in place, without GRDB's argument values,
-/// rows and cursors, which cost more than SQLite's own work on these one-row statements (callgrind, per cart change: GRDB's bindings ~56k instructions, its rows ~59k, against
-/// ~80k for every `sqlite3_step` of the change; BENCHMARKS.md).
+/// rows and cursors, which cost more than SQLite's own work on these one-row statements (callgrind, per cart
+/// change: GRDB's bindings ~56k instructions, its rows ~59k, against ~80k for every `sqlite3_step` of the
+/// change; BENCHMARKS.md).
 ///
 /// The statement is compiled once per connection (GRDB's statement cache). Each SQL text given here must be
 /// run only through this type: GRDB, which binds arguments itself, never sees the bindings made here.
