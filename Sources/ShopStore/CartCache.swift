@@ -24,12 +24,15 @@ final class CartCache: Sendable {
         /// Carts of the transaction under way, by owner.
         var uncommitted: [String: PricedCart] = [:]
         var derivations = 0
+        var reuses = 0
     }
 
     private let known = Locked(Known())
 
     /// How many carts were derived rather than read whole (for tests and profiles).
     var derivedCarts: Int { known.withLock { $0.derivations } }
+    /// How many carts ``current(_:of:)`` found known rather than read (for tests and profiles).
+    var reusedCarts: Int { known.withLock { $0.reuses } }
 
     /// The cart of `owner` after a change of `touched` (one product's line, or nil for any number of
     /// lines) whose revision bump was just written in `db`: derived from the cart known at the revision
@@ -56,8 +59,34 @@ final class CartCache: Sendable {
             cart = try StoredRows.pricedCart(db, of: shopper)
             derived = false
         }
+        known.withLock { if derived { $0.derivations += 1 } }
+        keep(cart, of: owner, in: commits)
+        return cart
+    }
+
+    /// The cart of `shopper` as `db` stores it now: the one known at its current revision, else read whole
+    /// (a checkout's). Keeps nothing, so it may be called anywhere in a write.
+    func current(_ db: Database, of shopper: Shopper) throws -> PricedCart {
+        let owner = shopper.storageKey
+        let revision = try StoredRows.cartRevision(db, of: owner)
+        let before = known.withLock { $0.uncommitted[owner] ?? $0.committed[owner] }
+        if let before, before.revision == revision {
+            known.withLock { $0.reuses += 1 }
+            return before
+        }
+        return try StoredRows.pricedCart(db, of: shopper, revision: revision)
+    }
+
+    /// Keeps `cart` as `shopper`'s after a write that replaced the cart whole and bumped its revision to
+    /// `cart.revision` (a checkout's emptied cart), so that the next change derives from it instead of reading
+    /// the cart whole. Call it last in the write, as ``cart(_:of:touching:written:in:)``.
+    func replaced(with cart: PricedCart, of shopper: Shopper, in commits: GroupCommit) {
+        keep(cart, of: shopper.storageKey, in: commits)
+    }
+
+    /// Keeps `cart` for the rest of the transaction under way, and for later ones once it commits.
+    private func keep(_ cart: PricedCart, of owner: String, in commits: GroupCommit) {
         let isFirstOfTransaction = known.withLock { known in
-            if derived { known.derivations += 1 }
             let isFirst = known.uncommitted.isEmpty
             known.uncommitted[owner] = cart
             return isFirst
@@ -75,7 +104,6 @@ final class CartCache: Sendable {
                 }
             }
         }
-        return cart
     }
 }
 

@@ -23,13 +23,16 @@ struct LiveOrderService: OrderService {
         let key = IdempotencyKey.current
         let now = now()
         let createdAt = StoredDate.date(StoredDate.milliseconds(now))
+        let cache = database.cartCache
+        let commits = database.commits
         let (order, _, entries) = try await StorageError.mapping {
             try await database.commits.write { db -> (Order, Cart, InboxRows.Entries) in
                 if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
                    let id = outcome["orderId"], let (order, orderShopper) = try StoredRows.order(db, id: id), orderShopper == shopper {
                     return (order, try StoredRows.cart(db, of: shopper), [])
                 }
-                let cart = try StoredRows.cart(db, of: shopper)
+                // The cart this process knows at the stored revision, else read whole (see `CartCache`).
+                let cart = try cache.current(db, of: shopper).cart
                 if let expectedRevision, cart.revision != expectedRevision {
                     throw ShopError.cartChanged(revision: cart.revision)
                 }
@@ -78,6 +81,8 @@ struct LiveOrderService: OrderService {
                 var entries: InboxRows.Entries = [(try ChangeLog.append(db, .cart, owner, at: now), [.cartChanged(emptied, shopper: shopper)])]
                 entries.append((try ChangeLog.append(db, .order, order.id, at: now), [.orderPlaced(order, shopper: shopper)]))
                 entries += try InboxRows.orderPlaced(db, order: order, owner: shopper, at: now)
+                // Last: see `CartCache`. The next change of the cart derives from the emptied one.
+                cache.replaced(with: PricedCart(lines: [], taxRates: [], revision: emptied.revision), of: shopper, in: commits)
                 return (order, emptied, entries)
             }
         }

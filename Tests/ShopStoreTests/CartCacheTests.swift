@@ -34,7 +34,13 @@ import Testing
                 case 35..<55: answered = try await services[side].cart.setQuantity(productId: product, quantity: Int.random(in: 0...4, using: &random), for: shopper)
                 case 55..<65: answered = try await services[side].cart.remove(productId: product, for: shopper)
                 case 65..<70: answered = try await services[side].cart.clear(for: shopper)
-                case 70..<75: _ = try await services[side].orders.placeOrder(expectedRevision: nil, for: shopper)
+                case 70..<75:
+                    // The order is the stored cart (a checkout takes the cart it knows at the stored revision).
+                    let before = try await databases[side].writer.read { db in try StoredRows.cart(db, of: shopper) }
+                    let order = try await services[side].orders.placeOrder(expectedRevision: nil, for: shopper)
+                    #expect(order.lines.map { "\($0.productId) \($0.name) \($0.unitPrice.minorUnits)x\($0.quantity)" }
+                            == before.lines.map { "\($0.productId) \($0.name) \($0.unitPrice.minorUnits)x\($0.quantity)" }, "step \(step)")
+                    #expect(order.total == before.total, "step \(step)")
                 case 75..<83: _ = try await services[side].catalog.update(id: product, ProductUpdate(price: Money(minorUnits: Int64.random(in: 500...1_500, using: &random))))
                 case 83..<90: _ = try await services[side].catalog.update(id: product, ProductUpdate(name: "Renamed \(step)"))
                 case 90..<96: _ = try await services[side].catalog.update(id: product, ProductUpdate(categoryId: ["books", "electronics", "garden"].randomElement(using: &random)!))
@@ -57,6 +63,42 @@ import Testing
         // the cart or a product in it.
         derived = databases[0].cartCache.derivedCarts + databases[1].cartCache.derivedCarts
         #expect(derived > 50)
+        #expect(databases[0].cartCache.reusedCarts + databases[1].cartCache.reusedCarts > 0)
+    }
+
+    /// A checkout takes the cart this process knows at the stored revision instead of reading it, and leaves
+    /// the emptied cart known, so the next add derives from it; a cart another process changed since (its
+    /// revision moved) is read whole, and the order holds what that process added.
+    @Test func aCheckoutTakesTheKnownCartAndLeavesTheEmptiedOne() async throws {
+        let folder = try TemporaryFolder()
+        let here = try ShopDatabase(path: folder.databasePath)
+        let there = try ShopDatabase(path: folder.databasePath)
+        let services = ShopServices.testing(here)
+        let otherServices = ShopServices.testing(there)
+        var products: [String] = []
+        for number in 1...2 {
+            products.append(try await services.catalog.create(NewProduct(
+                name: "Checkout cache \(number)", description: "For tests", price: Money(minorUnits: Int64(1_000 * number)),
+                categoryId: "books", stock: 100, maxPerOrder: 10)).id)
+        }
+        let shopper = Shopper.account(1)
+        _ = try await services.cart.add(productId: products[0], quantity: 2, for: shopper)
+        let reused = here.cartCache.reusedCarts
+        let first = try await services.orders.placeOrder(expectedRevision: nil, for: shopper)
+        #expect(first.lines.map(\.productId) == [products[0]])
+        #expect(here.cartCache.reusedCarts == reused + 1)
+
+        let derived = here.cartCache.derivedCarts
+        let afterAdd = try await services.cart.add(productId: products[1], quantity: 1, for: shopper)
+        #expect(here.cartCache.derivedCarts == derived + 1)
+        #expect(afterAdd == (try await here.writer.read { db in try StoredRows.cart(db, of: shopper) }))
+
+        // Another process adds to the cart: this one's known cart is a revision behind, so it is not taken.
+        _ = try await otherServices.cart.add(productId: products[0], quantity: 3, for: shopper)
+        let second = try await services.orders.placeOrder(expectedRevision: nil, for: shopper)
+        #expect(second.lines.map { "\($0.productId)x\($0.quantity)" } == ["\(products[1])x1", "\(products[0])x3"])
+        #expect(here.cartCache.reusedCarts == reused + 1)
+        #expect(try await here.writer.read { db in try StoredRows.cart(db, of: shopper) }.lines.isEmpty)
     }
 
     /// Pipelined changes share group commits, and each derives from the cart the write before it left in the
