@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Which pages each commit of a cart change and of a checkout writes, read from the write-ahead log
+(BENCHMARKS.md, issue 16, round 10).
+
+    scripts/commit-pages.py SERVER_BINARY CATALOG [PAIRS]
+
+Runs SERVER_BINARY on a copy of CATALOG (a seeded SQLite catalog), signs up an account, opens a cart and
+places PAIRS (default 8) orders one at a time (a cart/add of one unit, then cart/checkout). While the server
+still runs (so that its log is not checkpointed away on close), copies the database and its log, splits the
+log's frames into transactions at their commit frames, and prints the last four: the number of pages each
+wrote and the table or index each page belongs to (SQLite's `dbstat` table on the copy). Each page is a frame
+of the log: a 24-byte header and the page, written by two `pwrite`s before the commit's `fdatasync`.
+"""
+import json, os, shutil, sqlite3, struct, subprocess, sys, tempfile
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    binary, catalog = sys.argv[1], sys.argv[2]
+    pairs = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    folder = tempfile.mkdtemp(prefix="storefront-commit-pages-")
+    try:
+        run(binary, catalog, pairs, folder)
+    finally:
+        shutil.rmtree(folder)
+
+
+def run(binary, catalog, pairs, folder):
+    database = os.path.join(folder, "catalog.sqlite")
+    shutil.copyfile(catalog, database)
+    copy = sqlite3.connect(database)
+    products = [row[0] for row in copy.execute("SELECT id FROM product WHERE stock > 50 LIMIT ?", (pairs,))]
+    copy.close()
+    if len(products) < pairs:
+        sys.exit("the catalog has fewer than %d products with more than 50 in stock" % pairs)
+    server = subprocess.Popen([binary, "serve", "--database", database],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    next_id = 0
+
+    def call(method, params):
+        nonlocal next_id
+        next_id += 1
+        server.stdin.write((json.dumps({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params}) + "\n").encode())
+        server.stdin.flush()
+        while True:
+            message = json.loads(server.stdout.readline())
+            if message.get("id") == next_id:
+                if "error" in message:
+                    sys.exit("%s answered %s" % (method, message))
+                return message["result"]
+
+    call("initialize", {"clientInfo": {"name": "commit-pages"}})
+    form = call("viewModel/open", {"type": "registration", "args": {}})["viewModel"]
+    for field, value in [("email", "pages@example.com"), ("password", "Bench-password-1"), ("confirmPassword", "Bench-password-1")]:
+        call("registration/setField", {"viewModel": form, "field": field, "value": value})
+    call("registration/setAcceptedTerms", {"viewModel": form, "accepted": True})
+    call("registration/register", {"viewModel": form})
+    call("viewModel/close", {"viewModel": form})
+    cart = call("viewModel/open", {"type": "cart", "args": {}})["viewModel"]
+    for product in products:
+        call("cart/add", {"viewModel": cart, "productId": product, "quantity": 1})
+        call("cart/checkout", {"viewModel": cart})
+    snapshot = os.path.join(folder, "snapshot.sqlite")
+    shutil.copyfile(database, snapshot)
+    shutil.copyfile(database + "-wal", snapshot + "-wal")
+    server.stdin.close()
+    server.wait()
+
+    log = open(snapshot + "-wal", "rb").read()
+    page_size = struct.unpack(">I", log[8:12])[0]
+    transactions, pages, offset = [], [], 32
+    while offset + 24 + page_size <= len(log):
+        page, size_after_commit = struct.unpack(">II", log[offset:offset + 8])
+        pages.append(page)
+        if size_after_commit:
+            transactions.append(pages)
+            pages = []
+        offset += 24 + page_size
+    names = {page: name for name, page in sqlite3.connect(snapshot).execute("SELECT name, pageno FROM dbstat")}
+    for written in transactions[-4:]:
+        print("%2d pages: %s" % (len(written), ", ".join(names.get(page, "page %d" % page) for page in written)))
+
+
+main()
