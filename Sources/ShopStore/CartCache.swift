@@ -11,9 +11,10 @@ import Shop
 /// after its own bump knows that nothing else changed the cart in between, in this process or another.
 /// A cart computed inside a transaction is known to the later writes of that transaction (a group commit's
 /// next changes) and becomes known to every later one only when the transaction commits; a rollback
-/// forgets it. Carts are computed only in writes of the database's ``GroupCommit``, which says when each
-/// transaction ends. The writes of one database run one at a time on its writer, so one transaction's carts are
-/// never mixed with another's.
+/// forgets it, and so does the rollback of the write's own savepoint in a group. Carts are computed only in
+/// writes of the database's ``GroupCommit``, which says when each write and each transaction ends. The writes
+/// of one database run one at a time on its writer, so one transaction's carts are never mixed with
+/// another's.
 final class CartCache: Sendable {
     /// How many shoppers' carts are kept; past it the cache starts again empty (a miss is a full read).
     static let capacity = 4_096
@@ -84,18 +85,28 @@ final class CartCache: Sendable {
         keep(cart, of: shopper.storageKey, in: commits)
     }
 
-    /// Keeps `cart` for the rest of the transaction under way, and for later ones once it commits.
+    /// Keeps `cart` for the rest of the transaction under way, and for later ones once it commits; forgets it
+    /// again if the write's changes are rolled back (its savepoint), whatever rolled them back.
     private func keep(_ cart: PricedCart, of owner: String, in commits: GroupCommit) {
-        let isFirstOfTransaction = known.withLock { known in
+        let (isFirstOfTransaction, before) = known.withLock { known in
             let isFirst = known.uncommitted.isEmpty
+            let before = known.uncommitted[owner]
             known.uncommitted[owner] = cart
-            return isFirst
+            return (isFirst, before)
+        }
+        commits.afterWrite { [known] kept in
+            guard !kept else { return }
+            known.withLock { $0.uncommitted[owner] = before }
         }
         if isFirstOfTransaction {
             commits.afterTransaction { [known] committed in
                 known.withLock { known in
                     if committed {
-                        for (owner, cart) in known.uncommitted where cart.revision > known.committed[owner]?.revision ?? .min {
+                        // The transaction's carts are the newest known: this database's writes run one at a
+                        // time. (Not only those of a higher revision: a deleted revision row, a guest's after
+                        // adoption, restarts its revisions, and an older cart kept at a higher one would be
+                        // taken for the stored one when the revisions climb back to it.)
+                        for (owner, cart) in known.uncommitted {
                             if known.committed.count >= Self.capacity { known.committed = [:] }
                             known.committed[owner] = cart
                         }

@@ -44,6 +44,8 @@ final class GroupCommit: Sendable {
     private let queue = Locked(Queue())
     /// What the writes of the transaction under way asked to run once it ends (see ``afterTransaction(_:)``).
     private let transactionEnd = Locked<[@Sendable (_ committed: Bool) -> Void]>([])
+    /// What the write under way asked to run once it ends (see ``afterWrite(_:)``).
+    private let writeEnd = Locked<[@Sendable (_ kept: Bool) -> Void]>([])
     /// How many inline groups went to the writer queue (see ``handedOffGroups``).
     private let handOffs = Locked(0)
 
@@ -63,8 +65,26 @@ final class GroupCommit: Sendable {
         transactionEnd.withLock { $0.append(body) }
     }
 
-    /// Runs and forgets what the ended transaction's writes asked for.
+    /// Runs `body` once the write calling this ends, with whether its changes stay in its transaction: false
+    /// when its savepoint was rolled back, whether the write threw or what ends it failed (its `RELEASE`). Called
+    /// from a write's body, on the writer; ``afterTransaction(_:)`` then says whether what stayed committed.
+    func afterWrite(_ body: @escaping @Sendable (_ kept: Bool) -> Void) {
+        writeEnd.withLock { $0.append(body) }
+    }
+
+    /// Runs and forgets what the ended write asked for.
+    private func endWrite(kept: Bool) {
+        let bodies = writeEnd.withLock { bodies in
+            defer { bodies = [] }
+            return bodies
+        }
+        for body in bodies { body(kept) }
+    }
+
+    /// Runs and forgets what the ended transaction's writes asked for (and what a write whose end was cut
+    /// short by the transaction's failure asked for, as not kept).
     private func endTransaction(committed: Bool) {
+        endWrite(kept: false)
         let bodies = transactionEnd.withLock { bodies in
             defer { bodies = [] }
             return bodies
@@ -183,8 +203,8 @@ final class GroupCommit: Sendable {
         defer { if !hasBegun && !waitingForLock { sqlite3_busy_timeout(db.sqliteConnection, busyTimeout) } }
         do {
             let errors = group.count == 1
-                ? [try Self.commitAlone(group[0], db, began: transactionBegan)]
-                : try Self.commitTogether(group, db, began: transactionBegan)
+                ? [try commitAlone(group[0], db, began: transactionBegan)]
+                : try commitTogether(group, db, began: transactionBegan)
             // A lone write that failed rolled its transaction back; a group commits even if some failed.
             endTransaction(committed: group.count > 1 || errors[0] == nil)
             return .ran(errors)
@@ -211,12 +231,14 @@ final class GroupCommit: Sendable {
     /// `SAVEPOINT` and `RELEASE` were a tenth of the instructions of a cart change's write.
     /// - Parameter began: called once the transaction has begun, before the write runs.
     /// - Throws: the database error that made the transaction fail.
-    private static func commitAlone(_ pending: Pending, _ db: Database, began: () -> Void) throws -> (any Error)? {
-        try inTransaction(db, began: began) {
+    private func commitAlone(_ pending: Pending, _ db: Database, began: () -> Void) throws -> (any Error)? {
+        try Self.inTransaction(db, began: began) {
             do {
                 try pending.run(db)
+                endWrite(kept: true)
                 return [nil]
             } catch {
+                endWrite(kept: false)
                 return [error]
             }
         }[0]
@@ -225,17 +247,19 @@ final class GroupCommit: Sendable {
     /// Commits several writes in one transaction, each in a savepoint; returns each one's error, if any.
     /// - Parameter began: called once the transaction has begun, before the writes run.
     /// - Throws: the database error that made the whole transaction fail.
-    private static func commitTogether(_ group: [Pending], _ db: Database, began: () -> Void) throws -> [(any Error)?] {
-        try inTransaction(db, began: began) {
+    private func commitTogether(_ group: [Pending], _ db: Database, began: () -> Void) throws -> [(any Error)?] {
+        try Self.inTransaction(db, began: began) {
             try group.map { pending in
                 try Statements.savepoint(db).execute([])
                 do {
                     try pending.run(db)
                     try Statements.release(db).execute([])
+                    endWrite(kept: true)
                     return nil
                 } catch {
                     try Statements.rollbackToSavepoint(db).execute([])
                     try Statements.release(db).execute([])
+                    endWrite(kept: false)
                     return error
                 }
             }

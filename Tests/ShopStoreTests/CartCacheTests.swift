@@ -177,5 +177,122 @@ import Testing
         #expect(refused > 0)
         #expect(database.cartCache.derivedCarts > stored.count / 2)
     }
+
+    /// A guest's revision row deleted (its cart adopted into an account) restarts its revisions at 1, while this
+    /// process still knows its old cart at a higher revision: once the revisions climb back to it, that old cart
+    /// must not be taken for the stored one (found by the review of 1c0f262; older than it).
+    @Test func aGuestWhoseRevisionsRestartedIsNotTakenForItsOldCart() async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let services = ShopServices.testing(database)
+        let alpha = try await services.catalog.create(NewProduct(
+            name: "Alpha", description: "For tests", price: Money(minorUnits: 100), categoryId: "books")).id
+        let bravo = try await services.catalog.create(NewProduct(
+            name: "Bravo", description: "For tests", price: Money(minorUnits: 200), categoryId: "books")).id
+        let guest = Shopper.guest("restarted-guest")
+        for _ in 0..<3 { _ = try await services.cart.add(productId: alpha, quantity: 1, for: guest) }  // revision 3
+        _ = try await services.accounts.adoptGuest("restarted-guest", into: 1)  // its lines and revision row deleted
+        for step in 1...4 {
+            let answered = try await services.cart.add(productId: bravo, quantity: 1, for: guest)  // revisions 1...4
+            #expect(answered == (try await database.writer.read { db in try StoredRows.cart(db, of: guest) }), "revision \(step)")
+        }
+    }
+
+    /// A write of a group rolled back to its savepoint after it kept its cart (here it throws after keeping
+    /// it, standing in for a failure of what ends it, its `RELEASE`, which the shop cannot provoke) leaves that
+    /// cart unknown: when another process then moves the cart to the revision the rolled-back cart was kept at,
+    /// the checkout reads the stored cart instead of taking that one.
+    @Test func aWriteRolledBackAfterItKeptItsCartLeavesItUnknown() async throws {
+        let folder = try TemporaryFolder()
+        let other = try ShopDatabase(path: folder.databasePath)  // another process
+        let otherServices = ShopServices.testing(other)
+        let kept = try await otherServices.catalog.create(NewProduct(
+            name: "Kept", description: "For tests", price: Money(minorUnits: 100), categoryId: "books", stock: 100, maxPerOrder: 10)).id
+        let added = try await otherServices.catalog.create(NewProduct(
+            name: "Added", description: "For tests", price: Money(minorUnits: 200), categoryId: "books", stock: 100, maxPerOrder: 10)).id
+        let shopper = Shopper.account(1)
+        _ = try await otherServices.cart.add(productId: kept, quantity: 1, for: shopper)  // revision 1
+        let jobs = GroupCommitTests.HeldJobs()
+        let here = try ShopDatabase(path: folder.databasePath, commits: jobs.placement)
+        let services = ShopServices.testing(here)
+        struct LateFailure: Error {}
+        let failing = Task {
+            try await here.commits.write { db -> Void in
+                try db.execute(sql: "UPDATE cart_line SET quantity = 5 WHERE owner = ?", arguments: [shopper.storageKey])
+                try StoredRows.bumpCartRevision(db, of: shopper)
+                _ = try here.cartCache.cart(db, of: shopper, touching: kept, in: here.commits)  // 5 of it, at revision 2
+                throw LateFailure()
+            }
+        }
+        let cartService = services.cart
+        let sameGroup = Task { try await cartService.add(productId: added, quantity: 1, for: .account(2)) }
+        while here.commits.waitingCount < 2 { await Task.yield() }
+        jobs.runAll()  // one group: the failing write rolled back to its savepoint, the other committed
+        await #expect(throws: LateFailure.self) { try await failing.value }
+        _ = try await sameGroup.value
+
+        _ = try await otherServices.cart.add(productId: added, quantity: 1, for: shopper)  // revision 2
+        let orders = services.orders
+        let checkout = Task { try await orders.placeOrder(expectedRevision: nil, for: shopper) }
+        while here.commits.waitingCount < 1 { await Task.yield() }
+        jobs.runAll()
+        let order = try await checkout.value
+        #expect(order.lines.map { "\($0.productId)x\($0.quantity)" } == ["\(kept)x1", "\(added)x1"])
+    }
+
+    /// Adds and checkouts of one shopper pipelined into group commits: every unit added is in an order or
+    /// still in the cart, and the orders answered are the orders stored (from the review of 1c0f262).
+    @Test(arguments: [11, 12, 13] as [UInt64])
+    func pipelinedAddsAndCheckoutsKeepEveryUnit(seed: UInt64) async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let services = ShopServices.testing(database)
+        var products: [String] = []
+        for number in 1...4 {
+            products.append(try await services.catalog.create(NewProduct(
+                name: "Pipelined \(number)", description: "For tests", price: Money(minorUnits: Int64(500 + number)),
+                categoryId: number % 2 == 0 ? "electronics" : "books", stock: 1_000_000, maxPerOrder: 1_000_000)).id)
+        }
+        let shopper = Shopper.account(1)
+        let cart = services.cart
+        let orders = services.orders
+        var random = SeededRandom(seed: seed)
+        var added: [String: Int] = [:]
+        var ordered: [String: Int] = [:]
+        for _ in 0..<15 {
+            let plan: [(product: String?, quantity: Int)] = (0..<24).map { _ in
+                Int.random(in: 0..<100, using: &random) < 25 ? (nil, 0)
+                    : (products.randomElement(using: &random)!, Int.random(in: 1...3, using: &random))
+            }
+            let results = await withTaskGroup(of: (String?, Int, Cart?, Order?).self) { group in
+                for (product, quantity) in plan {
+                    group.addTask {
+                        if let product {
+                            return (product, quantity, try? await cart.add(productId: product, quantity: quantity, for: shopper), nil)
+                        }
+                        return (nil, 0, nil, try? await orders.placeOrder(expectedRevision: nil, for: shopper))
+                    }
+                }
+                var all: [(String?, Int, Cart?, Order?)] = []
+                for await result in group { all.append(result) }
+                return all
+            }
+            for (product, quantity, answered, order) in results {
+                if let product, answered != nil { added[product, default: 0] += quantity }
+                for line in order?.lines ?? [] { ordered[line.productId, default: 0] += line.quantity }
+            }
+        }
+        let stored = try await database.writer.read { db in try StoredRows.cart(db, of: shopper) }
+        for product in products {
+            let inCart = stored.lines.first { $0.productId == product }?.quantity ?? 0
+            #expect(added[product, default: 0] == ordered[product, default: 0] + inCart, "\(product)")
+        }
+        let storedOrders = try await database.writer.read { db in try StoredRows.orders(db, of: shopper, limit: 10_000) }
+        var storedOrdered: [String: Int] = [:]
+        for order in storedOrders { for line in order.lines { storedOrdered[line.productId, default: 0] += line.quantity } }
+        #expect(storedOrdered == ordered)
+        #expect(database.cartCache.reusedCarts > 0)
+    }
+
 }
 

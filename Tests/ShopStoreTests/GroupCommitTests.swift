@@ -150,6 +150,36 @@ import Testing
         #expect(inline.handedOffGroups == 0)
     }
 
+    /// What a write asks to run when it ends learns whether its changes stayed: in a group, a write that
+    /// fails is rolled back to its savepoint while the others commit; alone, its transaction is rolled back.
+    @Test func aWriteLearnsWhetherItsChangesStayed() async throws {
+        let ends = Locked<[String]>([])
+        let jobs = HeldJobs()
+        let inline = GroupCommit(writer: writer, placement: jobs.placement)
+        func write(_ name: String, failing: Bool) -> Task<Void, any Error> {
+            Task {
+                try await inline.write { db in
+                    inline.afterWrite { kept in ends.withLock { $0.append("\(name) \(kept ? "kept" : "rolled back")") } }
+                    try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: [name])
+                    if failing { throw Refused() }
+                }
+            }
+        }
+        let writes = [write("first", failing: false), write("second", failing: true), write("third", failing: false)]
+        while inline.waitingCount < writes.count { await Task.yield() }
+        #expect(jobs.count == 1)  // One group.
+        jobs.runAll()
+        for (index, write) in writes.enumerated() {
+            if index == 1 { await #expect(throws: Refused.self) { try await write.value } } else { try await write.value }
+        }
+        let alone = write("alone", failing: true)
+        while inline.waitingCount < 1 { await Task.yield() }
+        jobs.runAll()
+        await #expect(throws: Refused.self) { try await alone.value }
+        #expect(Set(ends.withLock { $0 }) == ["first kept", "second rolled back", "third kept", "alone rolled back"])
+        #expect(try await writer.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY name") } == ["first", "third"])
+    }
+
     @Test func anInlineCommitThatFindsTheWriteLockTakenHandsItsGroupToTheWriterQueue() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("group-commit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
