@@ -294,5 +294,58 @@ import Testing
         #expect(database.cartCache.reusedCarts > 0)
     }
 
+
+    /// A checkout that fails after it emptied the cart and bumped its revision (its order's log entry refused
+    /// by a trigger) leaves nothing kept: the next changes, alone and in groups, answer the stored cart, and the
+    /// next checkout orders it (from the review of 1c0f262).
+    @Test func aCheckoutThatFailsAfterItsBumpLeavesTheStoredCart() async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let services = ShopServices.testing(database)
+        var products: [String] = []
+        for number in 1...3 {
+            products.append(try await services.catalog.create(NewProduct(
+                name: "Refused \(number)", description: "For tests", price: Money(minorUnits: Int64(100 * number)),
+                categoryId: "books", stock: 1_000, maxPerOrder: 100)).id)
+        }
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER refuse_orders BEFORE INSERT ON change_log WHEN NEW.kind = 'order'
+                BEGIN SELECT RAISE(ABORT, 'refused for the test'); END
+                """)
+        }
+        let shopper = Shopper.account(1)
+        _ = try await services.cart.add(productId: products[0], quantity: 2, for: shopper)
+        await #expect(throws: (any Error).self) { try await services.orders.placeOrder(expectedRevision: nil, for: shopper) }
+        let next = try await services.cart.add(productId: products[1], quantity: 1, for: shopper)
+        #expect(next == (try await database.writer.read { db in try StoredRows.cart(db, of: shopper) }))
+        #expect(next.lines.count == 2)
+
+        let cart = services.cart
+        let orders = services.orders
+        let ids = products
+        for round in 0..<10 {
+            let answers = await withTaskGroup(of: Cart?.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        if index % 3 == 1 { _ = try? await orders.placeOrder(expectedRevision: nil, for: shopper); return nil }
+                        return try? await cart.add(productId: ids[index % 3], quantity: 1, for: shopper)
+                    }
+                }
+                var all: [Cart] = []
+                for await answer in group { if let answer { all.append(answer) } }
+                return all
+            }
+            let last = answers.max { $0.revision < $1.revision }
+            #expect(last == (try await database.writer.read { db in try StoredRows.cart(db, of: shopper) }), "round \(round)")
+        }
+        try await database.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse_orders") }
+        let before = try await database.writer.read { db in try StoredRows.cart(db, of: shopper) }
+        let order = try await services.orders.placeOrder(expectedRevision: nil, for: shopper)
+        #expect(order.lines.map { "\($0.productId) \($0.unitPrice.minorUnits)x\($0.quantity)" }
+                == before.lines.map { "\($0.productId) \($0.unitPrice.minorUnits)x\($0.quantity)" })
+        #expect(order.total == before.total)
+    }
+
 }
 
