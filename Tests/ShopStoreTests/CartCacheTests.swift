@@ -14,12 +14,7 @@ import Testing
         let folder = try TemporaryFolder()
         let databases = [try ShopDatabase(path: folder.databasePath), try ShopDatabase(path: folder.databasePath)]
         let services = databases.map { ShopServices.testing($0) }
-        var products: [String] = []
-        for number in 1...6 {
-            products.append(try await services[0].catalog.create(NewProduct(
-                name: "Cache test \(number)", description: "For tests", price: Money(minorUnits: Int64(1_000 + number)),
-                categoryId: number % 2 == 0 ? "electronics" : "books", stock: 5_000, maxPerOrder: 50)).id)
-        }
+        var products = try await Self.products(6, named: "Cache test", price: { 1_000 + $0 }, stock: 5_000, maxPerOrder: 50, in: services[0])
         let shoppers: [Shopper] = [.account(1), .account(2)]
         var random = SeededRandom(seed: seed)
         var derived = 0
@@ -75,12 +70,7 @@ import Testing
         let there = try ShopDatabase(path: folder.databasePath)
         let services = ShopServices.testing(here)
         let otherServices = ShopServices.testing(there)
-        var products: [String] = []
-        for number in 1...2 {
-            products.append(try await services.catalog.create(NewProduct(
-                name: "Checkout cache \(number)", description: "For tests", price: Money(minorUnits: Int64(1_000 * number)),
-                categoryId: "books", stock: 100, maxPerOrder: 10)).id)
-        }
+        let products = try await Self.products(2, named: "Checkout cache", price: { 1_000 * $0 }, stock: 100, maxPerOrder: 10, in: services)
         let shopper = Shopper.account(1)
         _ = try await services.cart.add(productId: products[0], quantity: 2, for: shopper)
         let reused = here.cartCache.reusedCarts
@@ -109,12 +99,7 @@ import Testing
         let folder = try TemporaryFolder()
         let database = try ShopDatabase(path: folder.databasePath)
         let services = ShopServices.testing(database)
-        var products: [String] = []
-        for number in 1...5 {
-            products.append(try await services.catalog.create(NewProduct(
-                name: "Group test \(number)", description: "For tests", price: Money(minorUnits: Int64(700 + number)),
-                categoryId: number % 2 == 0 ? "electronics" : "books", stock: 5_000, maxPerOrder: 12)).id)
-        }
+        let products = try await Self.products(5, named: "Group test", price: { 700 + $0 }, stock: 5_000, maxPerOrder: 12, in: services)
         let ids = products
         let rates = try await database.writer.read { db in
             try Dictionary(uniqueKeysWithValues: ids.map { id in
@@ -247,12 +232,7 @@ import Testing
         let folder = try TemporaryFolder()
         let database = try ShopDatabase(path: folder.databasePath)
         let services = ShopServices.testing(database)
-        var products: [String] = []
-        for number in 1...4 {
-            products.append(try await services.catalog.create(NewProduct(
-                name: "Pipelined \(number)", description: "For tests", price: Money(minorUnits: Int64(500 + number)),
-                categoryId: number % 2 == 0 ? "electronics" : "books", stock: 1_000_000, maxPerOrder: 1_000_000)).id)
-        }
+        let products = try await Self.products(4, named: "Pipelined", price: { 500 + $0 }, stock: 1_000_000, maxPerOrder: 1_000_000, in: services)
         let shopper = Shopper.account(1)
         let cart = services.cart
         let orders = services.orders
@@ -302,12 +282,7 @@ import Testing
         let folder = try TemporaryFolder()
         let database = try ShopDatabase(path: folder.databasePath)
         let services = ShopServices.testing(database)
-        var products: [String] = []
-        for number in 1...3 {
-            products.append(try await services.catalog.create(NewProduct(
-                name: "Refused \(number)", description: "For tests", price: Money(minorUnits: Int64(100 * number)),
-                categoryId: "books", stock: 1_000, maxPerOrder: 100)).id)
-        }
+        let products = try await Self.products(3, named: "Refused", price: { 100 * $0 }, stock: 1_000, maxPerOrder: 100, in: services)
         try await database.writer.write { db in
             try db.execute(sql: """
                 CREATE TRIGGER refuse_orders BEFORE INSERT ON change_log WHEN NEW.kind = 'order'
@@ -345,6 +320,21 @@ import Testing
         #expect(order.lines.map { "\($0.productId) \($0.unitPrice.minorUnits)x\($0.quantity)" }
                 == before.lines.map { "\($0.productId) \($0.unitPrice.minorUnits)x\($0.quantity)" })
         #expect(order.total == before.total)
+    }
+
+
+    /// Creates `count` products named `name 1`, `name 2`…, product `n` priced `price(n)` cents, in books and
+    /// electronics by turns; their ids, in order.
+    static func products(
+        _ count: Int, named name: String, price: (Int64) -> Int64, stock: Int, maxPerOrder: Int, in services: ShopServices
+    ) async throws -> [String] {
+        var ids: [String] = []
+        for number in 1...Int64(count) {
+            ids.append(try await services.catalog.create(NewProduct(
+                name: "\(name) \(number)", description: "For tests", price: Money(minorUnits: price(number)),
+                categoryId: number % 2 == 0 ? "electronics" : "books", stock: stock, maxPerOrder: maxPerOrder)).id)
+        }
+        return ids
     }
 
 }
