@@ -16,7 +16,7 @@ server opens it; a checkout adds one per product bought, and a history keeps its
 import os, sqlite3, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import CallgrindServer, copy_of
+from callgrind_server import CallgrindServer, copy_of, sign_up_with_cart
 
 
 def main():
@@ -52,13 +52,7 @@ def main():
             placed += 1
 
     server.call("initialize", {"clientInfo": {"name": "callgrind-checkout"}})
-    form = server.call("viewModel/open", {"type": "registration", "args": {}})["result"]["viewModel"]
-    for field, value in [("email", "checkout@example.com"), ("password", "Bench-password-1"), ("confirmPassword", "Bench-password-1")]:
-        server.call("registration/setField", {"viewModel": form, "field": field, "value": value})
-    server.call("registration/setAcceptedTerms", {"viewModel": form, "accepted": True})
-    server.call("registration/register", {"viewModel": form})
-    server.call("viewModel/close", {"viewModel": form})
-    cart = server.call("viewModel/open", {"type": "cart", "args": {}})["result"]["viewModel"]
+    cart = sign_up_with_cart(lambda method, params: server.call(method, params)["result"], "checkout@example.com")
     pairs(cart, 20)
     server.dump("before")
     pairs(cart, window)

@@ -11,6 +11,18 @@ Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing.
 import json, os, shutil, subprocess, sys, tempfile
 
 
+def sign_up_with_cart(call, email):
+    """Signs up an account through the registration form (a checkout needs one), then opens a cart and
+    returns its handle. `call(method, params)` sends one request and returns its result."""
+    form = call("viewModel/open", {"type": "registration", "args": {}})["viewModel"]
+    for field, value in [("email", email), ("password", "Bench-password-1"), ("confirmPassword", "Bench-password-1")]:
+        call("registration/setField", {"viewModel": form, "field": field, "value": value})
+    call("registration/setAcceptedTerms", {"viewModel": form, "accepted": True})
+    call("registration/register", {"viewModel": form})
+    call("viewModel/close", {"viewModel": form})
+    return call("viewModel/open", {"type": "cart", "args": {}})["viewModel"]
+
+
 def copy_of(catalog, prefix):
     """A copy of the catalog file in a new temporary folder: (folder, path of the copy)."""
     folder = tempfile.mkdtemp(prefix=prefix)

@@ -13,6 +13,9 @@ of the log: a 24-byte header and the page, written by two `pwrite`s before the c
 """
 import json, os, shutil, sqlite3, struct, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_server import sign_up_with_cart
+
 
 def main():
     if len(sys.argv) < 3:
@@ -51,13 +54,7 @@ def run(binary, catalog, pairs, folder):
                 return message["result"]
 
     call("initialize", {"clientInfo": {"name": "commit-pages"}})
-    form = call("viewModel/open", {"type": "registration", "args": {}})["viewModel"]
-    for field, value in [("email", "pages@example.com"), ("password", "Bench-password-1"), ("confirmPassword", "Bench-password-1")]:
-        call("registration/setField", {"viewModel": form, "field": field, "value": value})
-    call("registration/setAcceptedTerms", {"viewModel": form, "accepted": True})
-    call("registration/register", {"viewModel": form})
-    call("viewModel/close", {"viewModel": form})
-    cart = call("viewModel/open", {"type": "cart", "args": {}})["viewModel"]
+    cart = sign_up_with_cart(call, "pages@example.com")
     for product in products:
         call("cart/add", {"viewModel": cart, "productId": product, "quantity": 1})
         call("cart/checkout", {"viewModel": cart})
