@@ -60,8 +60,7 @@ final class CartCache: Sendable {
             cart = try StoredRows.pricedCart(db, of: shopper)
             derived = false
         }
-        known.withLock { if derived { $0.derivations += 1 } }
-        keep(cart, of: owner, in: commits)
+        keep(cart, of: owner, in: commits, derived: derived)
         return cart
     }
 
@@ -70,12 +69,12 @@ final class CartCache: Sendable {
     func current(_ db: Database, of shopper: Shopper) throws -> PricedCart {
         let owner = shopper.storageKey
         let revision = try StoredRows.cartRevision(db, of: owner)
-        let before = known.withLock { $0.uncommitted[owner] ?? $0.committed[owner] }
-        if let before, before.revision == revision {
-            known.withLock { $0.reuses += 1 }
-            return before
+        let kept = known.withLock { known -> PricedCart? in
+            guard let cart = known.uncommitted[owner] ?? known.committed[owner], cart.revision == revision else { return nil }
+            known.reuses += 1
+            return cart
         }
-        return try StoredRows.pricedCart(db, of: shopper, revision: revision)
+        return try kept ?? StoredRows.pricedCart(db, of: shopper, revision: revision)
     }
 
     /// Keeps `cart` as `shopper`'s after a write that replaced the cart whole and bumped its revision to
@@ -87,8 +86,10 @@ final class CartCache: Sendable {
 
     /// Keeps `cart` for the rest of the transaction under way, and for later ones once it commits; forgets it
     /// again if the write's changes are rolled back (its savepoint), whatever rolled them back.
-    private func keep(_ cart: PricedCart, of owner: String, in commits: GroupCommit) {
+    /// - Parameter derived: whether `cart` was derived rather than read whole (counted for ``derivedCarts``).
+    private func keep(_ cart: PricedCart, of owner: String, in commits: GroupCommit, derived: Bool = false) {
         let (isFirstOfTransaction, before) = known.withLock { known in
+            if derived { known.derivations += 1 }
             let isFirst = known.uncommitted.isEmpty
             let before = known.uncommitted[owner]
             known.uncommitted[owner] = cart
