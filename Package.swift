@@ -147,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JSONRPCTransportTests",
-            dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", "Randomness", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONRPCTransport", "JSONRPC", "JSON", "Randomness", "CMainQueue", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ShopStoreTests",

@@ -1,6 +1,9 @@
 #include "CMainQueue.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 // libdispatch's private interface for run loops (dispatch_runloop_handle_t is an int on Linux).
@@ -11,6 +14,27 @@ extern void _dispatch_main_queue_callback_4CF(void *message);
 extern struct dispatch_queue_s _dispatch_main_q;
 extern void dispatch_async_f(struct dispatch_queue_s *queue, void *context, void (*work)(void *));
 
+/// One job of the taken-over queue.
+typedef struct {
+    void *context;
+    void (*work)(void *);
+} cmq_job;
+
+/// The taken-over queue: a ring of jobs, and how the loop is woken. Every field is guarded by `lock`.
+static struct {
+    pthread_mutex_t lock;
+    bool taken_over;
+    cmq_job *jobs;
+    size_t capacity;
+    size_t first;
+    size_t count;
+    int descriptor;
+    /// The loop is in (or about to enter) `poll`: a job queued must make the descriptor readable.
+    bool sleeping;
+    /// The descriptor was written since the loop last woke.
+    bool signaled;
+} taken = {.lock = PTHREAD_MUTEX_INITIALIZER, .descriptor = -1};
+
 int cmq_main_queue_fd(void) { return _dispatch_get_main_queue_handle_4CF(); }
 
 void cmq_drain_main_queue(void) {
@@ -19,8 +43,112 @@ void cmq_drain_main_queue(void) {
     ssize_t ignored = read(_dispatch_get_main_queue_handle_4CF(), &count, sizeof count);
     (void)ignored;
     _dispatch_main_queue_callback_4CF(0);
+    cmq_run_jobs();
+}
+
+/// Appends a job to the ring (the lock held), doubling it when full. Returns false when memory ran out.
+static bool push(cmq_job job) {
+    if (taken.count == taken.capacity) {
+        size_t capacity = taken.capacity ? taken.capacity * 2 : 256;
+        cmq_job *jobs = malloc(capacity * sizeof *jobs);
+        if (!jobs) return false;
+        for (size_t index = 0; index < taken.count; index++) {
+            jobs[index] = taken.jobs[(taken.first + index) % taken.capacity];
+        }
+        free(taken.jobs);
+        taken.jobs = jobs;
+        taken.capacity = capacity;
+        taken.first = 0;
+    }
+    taken.jobs[(taken.first + taken.count) % taken.capacity] = job;
+    taken.count += 1;
+    return true;
+}
+
+/// Takes the first job from the ring (the lock held, a job queued).
+static cmq_job pop(void) {
+    cmq_job job = taken.jobs[taken.first];
+    taken.first = (taken.first + 1) % taken.capacity;
+    taken.count -= 1;
+    return job;
 }
 
 void cmq_async_main(void *context, void (*work)(void *)) {
-    dispatch_async_f(&_dispatch_main_q, context, work);
+    pthread_mutex_lock(&taken.lock);
+    if (!taken.taken_over || !push((cmq_job){context, work})) {
+        pthread_mutex_unlock(&taken.lock);
+        dispatch_async_f(&_dispatch_main_q, context, work);
+        return;
+    }
+    bool wake = taken.sleeping && !taken.signaled;
+    if (wake) taken.signaled = true;
+    int descriptor = taken.descriptor;
+    pthread_mutex_unlock(&taken.lock);
+    if (wake) {
+        uint64_t one = 1;
+        ssize_t ignored = write(descriptor, &one, sizeof one);
+        (void)ignored;
+    }
+}
+
+int cmq_take_over_jobs(void) {
+    pthread_mutex_lock(&taken.lock);
+    if (taken.descriptor < 0) taken.descriptor = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    taken.taken_over = taken.descriptor >= 0;
+    int descriptor = taken.descriptor;
+    pthread_mutex_unlock(&taken.lock);
+    return descriptor;
+}
+
+void cmq_give_back_jobs(void) {
+    pthread_mutex_lock(&taken.lock);
+    taken.taken_over = false;
+    while (taken.count > 0) {
+        cmq_job job = pop();
+        dispatch_async_f(&_dispatch_main_q, job.context, job.work);
+    }
+    pthread_mutex_unlock(&taken.lock);
+}
+
+bool cmq_jobs_queued(void) {
+    pthread_mutex_lock(&taken.lock);
+    bool queued = taken.count > 0;
+    pthread_mutex_unlock(&taken.lock);
+    return queued;
+}
+
+bool cmq_run_jobs(void) {
+    pthread_mutex_lock(&taken.lock);
+    size_t due = taken.count;
+    pthread_mutex_unlock(&taken.lock);
+    for (size_t ran = 0; ran < due; ran++) {
+        pthread_mutex_lock(&taken.lock);
+        cmq_job job = pop();
+        pthread_mutex_unlock(&taken.lock);
+        job.work(job.context);
+    }
+    return cmq_jobs_queued();
+}
+
+bool cmq_will_sleep(void) {
+    pthread_mutex_lock(&taken.lock);
+    bool sleeps = taken.count == 0;
+    taken.sleeping = sleeps;
+    pthread_mutex_unlock(&taken.lock);
+    return sleeps;
+}
+
+void cmq_woke(bool descriptor_ready) {
+    pthread_mutex_lock(&taken.lock);
+    taken.sleeping = false;
+    taken.signaled = false;
+    int descriptor = taken.descriptor;
+    pthread_mutex_unlock(&taken.lock);
+    if (descriptor_ready) {
+        // Nonblocking: resets the counter. A job queued between the wake and this read may have written it
+        // after: the next poll then returns at once, and this read clears it.
+        uint64_t count;
+        ssize_t ignored = read(descriptor, &count, sizeof count);
+        (void)ignored;
+    }
 }

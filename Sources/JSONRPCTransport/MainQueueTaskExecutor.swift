@@ -1,8 +1,8 @@
 import CMainQueue
 import Dispatch
 
-/// A task executor whose jobs run on the main queue, which the stdio transport drains between reads, as
-/// jobs of the main actor.
+/// A task executor whose jobs run on the main thread, as jobs of the main actor: from the queue the stdio
+/// transport takes over and runs between reads while it runs (``MainQueue``), else on the main dispatch queue.
 ///
 /// Why: a task of the main actor that suspends on a continuation (a database commit it waits for, another
 /// task's value) is resumed on the global pool, which then hands it back to the main actor: two thread

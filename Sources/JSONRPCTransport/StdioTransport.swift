@@ -9,10 +9,14 @@ import Glibc
 /// Serves a ``Connection`` over a pair of file descriptors (stdin and stdout) from one `poll()` loop on
 /// the main thread.
 ///
-/// The loop waits on the input, on the output when bytes are pending, and on the main dispatch queue, so
-/// the main actor's tasks run on this same thread between reads: no thread hand-off per request and no
-/// polling with sleeps. Everything one read brings is parsed and dispatched in one main-actor turn, and
-/// the answers go out with one `write`. Input is not read while too much output is pending or too many
+/// The loop waits on the input, on the output when bytes are pending, and on the main thread's jobs (the
+/// main dispatch queue, and the queue it takes over from ``MainQueueTaskExecutor`` and ``MainQueue`` while
+/// it runs), so the main actor's tasks run on this same thread between reads: no thread hand-off per
+/// request and no polling with sleeps. Jobs that the main thread queues for itself run without a poll in
+/// between (up to ``maxRunsWithoutPoll`` rounds in a row, so that the input and the main dispatch queue
+/// are still looked at) and without a descriptor written per job; what each round answered is written
+/// before the next one runs (a commit's sync then waits behind the patches already made). Everything one
+/// read brings is parsed and dispatched in one main-actor turn, and the answers go out with one `write`. Input is not read while too much output is pending or too many
 /// requests are in flight, so memory is bounded by that window rather than by how fast the client writes.
 ///
 /// The loop only performs what a ``StdioTransportMachine`` decides (which holds every rule above, and is
@@ -27,6 +31,14 @@ public final class StdioTransport {
     private let logger: Logger
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var outputIsNonBlocking = false
+    /// The descriptor that a job queued while the loop sleeps makes readable.
+    private var jobsDescriptor: Int32 = -1
+    /// Rounds of queued jobs run since the last poll.
+    private var runsWithoutPoll = 0
+
+    /// How many rounds of jobs (each the jobs queued when it starts) run one after another before the loop
+    /// polls, even though jobs are queued: one action's chain of jobs is about 6 rounds.
+    static let maxRunsWithoutPoll = 16
 
     /// A transport reading `input` and writing `output`.
     ///
@@ -51,6 +63,8 @@ public final class StdioTransport {
     public func run(_ connection: Connection) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         outputIsNonBlocking = makeNonBlockingIfPipe(output)
+        jobsDescriptor = cmq_take_over_jobs()
+        defer { cmq_give_back_jobs() }
         var machine = StdioTransportMachine(configuration: configuration)
         while true {
             let status = StdioTransportMachine.Status(of: connection)
@@ -58,7 +72,7 @@ public final class StdioTransport {
             case .dispatch(let frame, let framing):
                 connection.receive(frame, framing: framing)
             case .runMainQueue:
-                cmq_drain_main_queue()
+                _ = cmq_run_jobs()
             case .writeOutput:
                 if !write(connection.outbox) { machine.handle(.outputClosed, now: Self.now()) }
             case .wait(let wait):
@@ -74,24 +88,38 @@ public final class StdioTransport {
     /// to the input. Returns false when `poll` failed.
     @MainActor
     private func wait(_ wait: StdioTransportMachine.Wait, machine: inout StdioTransportMachine) -> Bool {
+        // Jobs this thread queued (an action's next step, its commit): run them now, the machine writes what
+        // they answered, and asks again.
+        if runsWithoutPoll < Self.maxRunsWithoutPoll, cmq_jobs_queued() {
+            runsWithoutPoll += 1
+            _ = cmq_run_jobs()
+            return true
+        }
+        runsWithoutPoll = 0
         // A hang-up is watched with no events: POLLHUP is reported whatever the events.
         var descriptors = [
             pollfd(fd: cmq_main_queue_fd(), events: Int16(POLLIN), revents: 0),
+            pollfd(fd: jobsDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(
                 fd: wait.readInput || wait.watchInputHangUp ? input : -1, events: wait.readInput ? Int16(POLLIN) : 0,
                 revents: 0),
             pollfd(fd: wait.writeOutput && outputIsNonBlocking ? output : -1, events: Int16(POLLOUT), revents: 0),
         ]
-        let timeout = wait.deadline.map { Self.milliseconds(from: Self.now(), to: $0) } ?? -1
-        if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 {
+        // Jobs still queued after the rounds above: look at the rest without blocking.
+        let timeout = cmq_will_sleep() ? wait.deadline.map { Self.milliseconds(from: Self.now(), to: $0) } ?? -1 : 0
+        let polled = poll(&descriptors, nfds_t(descriptors.count), timeout)
+        cmq_woke(polled > 0 && descriptors[1].revents != 0)
+        if polled < 0 {
             if errno == EINTR { return true }
             logger.error("poll failed", metadata: ["errno": "\(errno)"])
             return false
         }
         if descriptors[0].revents != 0 {
             cmq_drain_main_queue()
+        } else {
+            _ = cmq_run_jobs()
         }
-        guard descriptors[1].revents != 0 else { return true }
+        guard descriptors[2].revents != 0 else { return true }
         if !wait.readInput {
             logger.debug("the client closed its input while its output is full")
             machine.handle(.inputHungUp, now: Self.now())

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// // The server: commits on the main thread, at the end of the turn that asked for them.
-/// let database = try ShopDatabase(path: path, commits: .inline { job in DispatchQueue.main.async(execute: job) })
+/// let database = try ShopDatabase(path: path, commits: .inline { job in MainQueue.async(job) })
 /// ```
 public enum CommitPlacement: Sendable {
     /// On the database's writer queue, a thread of its own: the caller's thread never waits for a sync,

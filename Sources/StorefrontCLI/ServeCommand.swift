@@ -86,7 +86,7 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "storefront")
         // Cart changes and checkouts are committed on the main thread, at the end of the turn that asked for
         // them (the actions one read of the input brought share the transaction): no thread hand-off per write.
-        let database = try store.open(commits: .inline { job in DispatchQueue.main.async(execute: job) }, logger: logger)
+        let database = try store.open(commits: .inline { job in MainQueue.async(job) }, logger: logger)
         let plan = try faults.map(FaultPlan.init(parsing:)) ?? .none
         var transportConfiguration = StdioTransport.Configuration()
         transportConfiguration.framing = framing

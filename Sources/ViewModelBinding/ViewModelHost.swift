@@ -248,9 +248,10 @@ public final class ViewModelHost<Environment> {
     /// read last (then it is not encoded again).
     private func observeState(of entry: Entry) throws -> ChangedState? {
         var result: Result<ChangedState?, any Error> = .success(nil)
+        let executor = connection.taskExecutor
         withObservationTracking {
             result = Result { try entry.screen.readChangedState(sharedEncodings, entry.state) }
-        } onChange: { [weak self, dirty, weak entry] in
+        } onChange: { [weak self, dirty, weak entry, executor] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
             // once, so an action finishing in this same turn flushes it before answering. Otherwise the
             // flush runs as a job after the current one: later changes in this turn fire no callback
@@ -258,7 +259,13 @@ public final class ViewModelHost<Environment> {
             // become one notification. One flush is scheduled for all the ViewModels marked before it
             // takes them (while the output is held back, the drain flushes them instead).
             guard let entry, dirty.mark(entry) else { return }
-            Task { @MainActor in self?.flushDirty() }
+            if let executor {
+                // Queued where the connection's requests run (the transport's own queue, not the main
+                // dispatch queue: no descriptor written for it).
+                Task(executorPreference: executor) { await self?.flushDirty() }
+            } else {
+                Task { @MainActor in self?.flushDirty() }
+            }
         }
         return try result.get()
     }
