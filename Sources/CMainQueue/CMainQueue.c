@@ -46,12 +46,18 @@ void cmq_drain_main_queue(void) {
     cmq_run_jobs();
 }
 
-/// Appends a job to the ring (the lock held), doubling it when full. Returns false when memory ran out.
-static bool push(cmq_job job) {
+/// Appends a job to the ring (the lock held), doubling it when full. Out of memory, it aborts: a job sent
+/// elsewhere would run before those queued.
+static void push(cmq_job job) {
     if (taken.count == taken.capacity) {
         size_t capacity = taken.capacity ? taken.capacity * 2 : 256;
         cmq_job *jobs = malloc(capacity * sizeof *jobs);
-        if (!jobs) return false;
+        if (!jobs) {
+            static const char message[] = "CMainQueue: out of memory for the main thread's jobs\n";
+            ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+            (void)ignored;
+            abort();
+        }
         for (size_t index = 0; index < taken.count; index++) {
             jobs[index] = taken.jobs[(taken.first + index) % taken.capacity];
         }
@@ -62,7 +68,6 @@ static bool push(cmq_job job) {
     }
     taken.jobs[(taken.first + taken.count) % taken.capacity] = job;
     taken.count += 1;
-    return true;
 }
 
 /// Takes the first job from the ring (the lock held, a job queued).
@@ -75,11 +80,12 @@ static cmq_job pop(void) {
 
 void cmq_async_main(void *context, void (*work)(void *)) {
     pthread_mutex_lock(&taken.lock);
-    if (!taken.taken_over || !push((cmq_job){context, work})) {
+    if (!taken.taken_over) {
         pthread_mutex_unlock(&taken.lock);
         dispatch_async_f(&_dispatch_main_q, context, work);
         return;
     }
+    push((cmq_job){context, work});
     bool wake = taken.sleeping && !taken.signaled;
     if (wake) taken.signaled = true;
     int descriptor = taken.descriptor;
@@ -123,6 +129,11 @@ bool cmq_run_jobs(void) {
     pthread_mutex_unlock(&taken.lock);
     for (size_t ran = 0; ran < due; ran++) {
         pthread_mutex_lock(&taken.lock);
+        // Fewer when a job ran the queue itself, or gave it back.
+        if (taken.count == 0) {
+            pthread_mutex_unlock(&taken.lock);
+            break;
+        }
         cmq_job job = pop();
         pthread_mutex_unlock(&taken.lock);
         job.work(job.context);

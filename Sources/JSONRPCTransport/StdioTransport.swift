@@ -108,10 +108,11 @@ public final class StdioTransport {
         // Jobs still queued after the rounds above: look at the rest without blocking.
         let timeout = cmq_will_sleep() ? wait.deadline.map { Self.milliseconds(from: Self.now(), to: $0) } ?? -1 : 0
         let polled = poll(&descriptors, nfds_t(descriptors.count), timeout)
+        let pollError = errno
         cmq_woke(polled > 0 && descriptors[1].revents != 0)
         if polled < 0 {
-            if errno == EINTR { return true }
-            logger.error("poll failed", metadata: ["errno": "\(errno)"])
+            if pollError == EINTR { return true }
+            logger.error("poll failed", metadata: ["errno": "\(pollError)"])
             return false
         }
         if descriptors[0].revents != 0 {

@@ -6,7 +6,7 @@ extension StdioTransportMachine {
         /// Hand this frame to the connection (a message body, or a framing error it answers), after setting
         /// the outbox's framing to `framing` when it is known: answers go out in the framing the client spoke.
         case dispatch(FrameDecoder.Event, framing: Framing?)
-        /// Run the main queue's jobs (the tasks just started, up to their first suspension).
+        /// Run the main thread's queued jobs (the tasks just started, up to their first suspension).
         case runMainQueue
         /// Write as much pending output as the output takes now; report ``Event/outputClosed`` if its reader
         /// is gone.

@@ -11,8 +11,9 @@ import JSONRPC
 /// - **Flow control.** Frames are dispatched one at a time while fewer than
 ///   ``Configuration/maxPendingOutputBytes`` wait to be written and fewer than
 ///   ``Configuration/maxInFlightRequests`` requests are in flight; the rest wait in the decoder, and no
-///   input is read while any wait. After frames are dispatched the main queue runs (so that quick answers
-///   leave in the same write) and the output is written.
+///   input is read while any wait. After frames are dispatched the jobs they queued run (the tasks they
+///   started, up to their first suspension, so that quick answers leave in the same write) and the output
+///   is written.
 /// - **End of input.** The last frame (an ndjson line without its `\n`, or the error for a cut frame) is
 ///   dispatched; then the machine exits once nothing is in flight and nothing waits to be written, or when
 ///   ``Configuration/drainTimeout`` has passed.

@@ -46,14 +46,14 @@ extension MainThreadJobTests {
             defer { cmq_give_back_jobs() }
             let log = Log()
             // Awake (not between `cmq_will_sleep` and `cmq_woke`): a job from another thread writes nothing.
-            DispatchQueue.global().sync { MainQueue.async { log.add("awake") } }
+            Self.onAnotherThread { MainQueue.async { log.add("awake") } }
             #expect(!Self.isReadable(descriptor, waitingMilliseconds: 0))
             #expect(!cmq_will_sleep())  // a job is queued: the loop must not block
             cmq_woke(false)
             #expect(!cmq_run_jobs())
             // Asleep: the first job queued from another thread wakes the loop; a second writes nothing more.
             #expect(cmq_will_sleep())
-            DispatchQueue.global().sync {
+            Self.onAnotherThread {
                 MainQueue.async { log.add("asleep 1") }
                 MainQueue.async { log.add("asleep 2") }
             }
@@ -74,6 +74,19 @@ extension MainThreadJobTests {
             MainQueue.async { log.add("after") }  // straight to the main dispatch queue
             await withCheckedContinuation { continuation in MainQueue.async { continuation.resume() } }
             #expect(log.all == ["queued 1", "queued 2", "after"])
+        }
+
+        /// Runs `work` on a thread of its own and waits for it (`DispatchQueue.sync` would run it on this one).
+        static func onAnotherThread(_ work: @escaping @Sendable () -> Void) {
+            let done = DispatchSemaphore(value: 0)
+            let caller = pthread_self()
+            let thread = Thread {
+                precondition(pthread_equal(pthread_self(), caller) == 0)
+                work()
+                done.signal()
+            }
+            thread.start()
+            done.wait()
         }
 
         /// Whether `descriptor` is readable within `waitingMilliseconds`.

@@ -29,8 +29,9 @@ void cmq_drain_main_queue(void);
 void cmq_async_main(void *context, void (*work)(void *));
 
 /// From now on, jobs queued with `cmq_async_main` wait for `cmq_run_jobs` (the caller runs them) instead
-/// of going to the main dispatch queue. Returns a descriptor (an eventfd) that a job queued while the loop
-/// sleeps (`cmq_will_sleep`) makes readable. Call on the main thread; a second call does nothing more.
+/// of going to the main dispatch queue (those already there stay, and may run after later ones). Returns a
+/// descriptor (an eventfd) that a job queued while the loop sleeps (`cmq_will_sleep`) makes readable. Call
+/// on the main thread; a second call does nothing more.
 int cmq_take_over_jobs(void);
 
 /// Gives the jobs back to the main dispatch queue: those queued are moved to it in order, and later ones
