@@ -6,7 +6,8 @@
     server.finish()
     total, main_thread = server.instructions(2)   # of the second dump
 
-Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing.
+Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing. `PipeServer(command)` is the
+same client for a server run as it is (`[binary, "serve", "--database", path]`).
 """
 import json, os, shutil, subprocess, sys, tempfile
 
@@ -31,15 +32,11 @@ def copy_of(catalog, prefix):
     return folder, database
 
 
-class CallgrindServer:
-    def __init__(self, binary, database, folder):
-        # valgrind 3.19 cannot read the DWARF of Swift 6.3; symbols stay.
-        self.stripped = os.path.join(folder, "server")
-        subprocess.run(["strip", "--strip-debug", "-o", self.stripped, os.path.realpath(binary)], check=True)
-        self.profile = os.path.join(folder, "cg.%p")
-        self.process = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + self.profile, self.stripped, "serve", "--database", database],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.path.join(folder, "valgrind.log"), "w"))
+class PipeServer:
+    """A server started as `command`, driven over its stdin and stdout (its stderr goes to `stderr`)."""
+
+    def __init__(self, command, stderr=None):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         self.next_id = 0
 
     def request(self, method, params):
@@ -65,12 +62,22 @@ class CallgrindServer:
                     sys.exit("%s answered %s" % (method, message))
                 return message
 
-    def dump(self, name):
-        subprocess.run(["callgrind_control", "--dump=" + name, str(self.process.pid)], check=True, capture_output=True)
-
     def finish(self):
         self.process.stdin.close()
         self.process.wait()
+
+
+class CallgrindServer(PipeServer):
+    def __init__(self, binary, database, folder):
+        # valgrind 3.19 cannot read the DWARF of Swift 6.3; symbols stay.
+        self.stripped = os.path.join(folder, "server")
+        subprocess.run(["strip", "--strip-debug", "-o", self.stripped, os.path.realpath(binary)], check=True)
+        self.profile = os.path.join(folder, "cg.%p")
+        super().__init__(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + self.profile, self.stripped, "serve", "--database", database],
+                         stderr=open(os.path.join(folder, "valgrind.log"), "w"))
+
+    def dump(self, name):
+        subprocess.run(["callgrind_control", "--dump=" + name, str(self.process.pid)], check=True, capture_output=True)
 
     def dump_file(self, number):
         return "%s.%d" % (self.profile.replace("%p", str(self.process.pid)), number)

@@ -11,10 +11,10 @@ log's frames into transactions at their commit frames, and prints the last four:
 wrote and the table or index each page belongs to (SQLite's `dbstat` table on the copy). Each page is a frame
 of the log: a 24-byte header and the page, written by two `pwrite`s before the commit's `fdatasync`.
 """
-import json, os, shutil, sqlite3, struct, subprocess, sys, tempfile
+import os, shutil, sqlite3, struct, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import sign_up_with_cart
+from callgrind_server import PipeServer, sign_up_with_cart
 
 
 def main():
@@ -37,21 +37,8 @@ def run(binary, catalog, pairs, folder):
     copy.close()
     if len(products) < pairs:
         sys.exit("the catalog has fewer than %d products with more than 50 in stock" % pairs)
-    server = subprocess.Popen([binary, "serve", "--database", database],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    next_id = 0
-
-    def call(method, params):
-        nonlocal next_id
-        next_id += 1
-        server.stdin.write((json.dumps({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params}) + "\n").encode())
-        server.stdin.flush()
-        while True:
-            message = json.loads(server.stdout.readline())
-            if message.get("id") == next_id:
-                if "error" in message:
-                    sys.exit("%s answered %s" % (method, message))
-                return message["result"]
+    server = PipeServer([binary, "serve", "--database", database], stderr=subprocess.DEVNULL)
+    call = lambda method, params: server.call(method, params)["result"]
 
     call("initialize", {"clientInfo": {"name": "commit-pages"}})
     cart = sign_up_with_cart(call, "pages@example.com")
@@ -61,8 +48,7 @@ def run(binary, catalog, pairs, folder):
     snapshot = os.path.join(folder, "snapshot.sqlite")
     shutil.copyfile(database, snapshot)
     shutil.copyfile(database + "-wal", snapshot + "-wal")
-    server.stdin.close()
-    server.wait()
+    server.finish()
 
     log = open(snapshot + "-wal", "rb").read()
     page_size = struct.unpack(">I", log[8:12])[0]

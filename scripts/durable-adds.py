@@ -14,38 +14,17 @@ each answer; 400 adds first, untimed. Then ADDS (default 2 000) adds and prints,
   process's and the main thread's part. The main thread's count includes the change feed's 20 ms poll, which runs
   more often the slower the run, so runs spread by a few %.
 """
-import json, os, re, shutil, sqlite3, subprocess, sys, time
+import os, re, shutil, sqlite3, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import CallgrindServer, copy_of, sign_up_with_cart
+from callgrind_server import CallgrindServer, PipeServer, copy_of, sign_up_with_cart
 
 
-class PipeServer:
-    """The server as a child over pipes; `call` sends one request and returns its answer."""
-
-    def __init__(self, binary, database):
-        self.process = subprocess.Popen([binary, "serve", "--database", database], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.next_id = 0
-
-    def call(self, method, params):
-        self.next_id += 1
-        self.process.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n").encode())
-        self.process.stdin.flush()
-        while True:
-            message = json.loads(self.process.stdout.readline())
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    sys.exit("%s answered %s" % (method, message))
-                return message
-
-    def cpu_seconds(self):
-        fields = open("/proc/%d/stat" % self.process.pid).read().rsplit(")", 1)[1].split()
-        tick = os.sysconf("SC_CLK_TCK")
-        return int(fields[11]) / tick, int(fields[12]) / tick
-
-    def finish(self):
-        self.process.stdin.close()
-        self.process.wait()
+def cpu_seconds(process):
+    """The user and system CPU `process` has used so far, in seconds (from /proc)."""
+    fields = open("/proc/%d/stat" % process.pid).read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def main():
@@ -79,7 +58,7 @@ def measure(binary, database, count, mode, folder):
     copy = sqlite3.connect(database)
     products = [row[0] for row in copy.execute("SELECT id FROM product WHERE stock > 50 LIMIT 50")]
     copy.close()
-    server = CallgrindServer(binary, database, folder) if mode == "--callgrind" else PipeServer(binary, database)
+    server = CallgrindServer(binary, database, folder) if mode == "--callgrind" else PipeServer([binary, "serve", "--database", database])
     call = lambda method, params: server.call(method, params)["result"]
     call("initialize", {"clientInfo": {"name": "durable-adds"}})
     adds = adding(call, sign_up_with_cart(call, "adds@example.com"), products)
@@ -99,11 +78,11 @@ def measure(binary, database, count, mode, folder):
         log = os.path.join(folder, "strace.txt")
         tracer = subprocess.Popen(["strace", "-f", "-c", "-o", log, "-p", str(server.process.pid)], stderr=subprocess.DEVNULL)
         time.sleep(1)
-    user, system = server.cpu_seconds()
+    user, system = cpu_seconds(server.process)
     start = time.perf_counter()
     adds(count)
     wall = time.perf_counter() - start
-    user_after, system_after = server.cpu_seconds()
+    user_after, system_after = cpu_seconds(server.process)
     if tracer:
         tracer.send_signal(2)
         tracer.wait()

@@ -16,8 +16,9 @@ import Glibc
 /// between (up to ``maxRunsWithoutPoll`` rounds in a row, so that the input and the main dispatch queue
 /// are still looked at) and without a descriptor written per job; what each round answered is written
 /// before the next one runs (a commit's sync then waits behind the patches already made). Everything one
-/// read brings is parsed and dispatched in one main-actor turn, and the answers go out with one `write`. Input is not read while too much output is pending or too many
-/// requests are in flight, so memory is bounded by that window rather than by how fast the client writes.
+/// read brings is parsed and dispatched in one main-actor turn, and the answers go out with one `write`.
+/// Input is not read while too much output is pending or too many requests are in flight, so memory is
+/// bounded by that window rather than by how fast the client writes.
 ///
 /// The loop only performs what a ``StdioTransportMachine`` decides (which holds every rule above, and is
 /// tested without descriptors or a clock): it reads, writes, polls and reads the clock.
