@@ -65,7 +65,11 @@ public final class StdioTransport {
         signal(SIGPIPE, SIG_IGN)
         outputIsNonBlocking = makeNonBlockingIfPipe(output)
         jobsDescriptor = cmq_take_over_jobs()
-        defer { cmq_give_back_jobs() }
+        MainLoopTimers.shared.takeOver()
+        defer {
+            MainLoopTimers.shared.giveBack()
+            cmq_give_back_jobs()
+        }
         var machine = StdioTransportMachine(configuration: configuration)
         while true {
             let status = StdioTransportMachine.Status(of: connection)
@@ -106,11 +110,14 @@ public final class StdioTransport {
                 revents: 0),
             pollfd(fd: wait.writeOutput && outputIsNonBlocking ? output : -1, events: Int16(POLLOUT), revents: 0),
         ]
-        // Jobs still queued after the rounds above: look at the rest without blocking.
-        let timeout = cmq_will_sleep() ? wait.deadline.map { Self.milliseconds(from: Self.now(), to: $0) } ?? -1 : 0
+        // Jobs still queued after the rounds above: look at the rest without blocking. Else sleep until the
+        // machine's deadline or the nearest sleep of `MainLoopClock`, whichever comes first.
+        let timeout = cmq_will_sleep() ? Self.timeout(machine: wait.deadline, timers: MainLoopTimers.shared.nextDeadline) : 0
         let polled = poll(&descriptors, nfds_t(descriptors.count), timeout)
         let pollError = errno
         cmq_woke(polled > 0 && descriptors[1].revents != 0)
+        // The tasks of the sleeps that ended are queued, to run in the next rounds.
+        MainLoopTimers.shared.fireDue()
         if polled < 0 {
             if pollError == EINTR { return true }
             logger.error("poll failed", metadata: ["errno": "\(pollError)"])
@@ -182,6 +189,18 @@ public final class StdioTransport {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
+    /// The `poll` timeout until the nearer of the machine's deadline and the timers' (-1: neither).
+    private static func timeout(machine: Duration?, timers: ContinuousClock.Instant?) -> Int32 {
+        let forMachine = machine.map { milliseconds(from: now(), to: $0) }
+        let forTimers = timers.map { milliseconds(from: .zero, to: ContinuousClock.now.duration(to: $0)) }
+        switch (forMachine, forTimers) {
+        case let (machine?, timers?): return min(machine, timers)
+        case let (machine?, nil): return machine
+        case let (nil, timers?): return timers
+        case (nil, nil): return -1
+        }
     }
 
     /// The `poll` timeout from `now` to `deadline`: whole milliseconds, rounded up so that the wait does not

@@ -93,7 +93,9 @@ struct ServeCommand: ParsableCommand {
         transportConfiguration.maxMessageBytes = maxMessageBytes
 
         let code = MainActor.assumeIsolated {
-            let clock = ContinuousClock()
+            // Sleeps (the change feed's poll, debounces, the analytics window) end on the transport's loop
+            // while it runs: no timer thread woken per sleep (see `MainLoopClock`).
+            let clock = MainLoopClock()
             let live = database.services(faults: plan, clock: clock, market: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
             let services = noAnalytics ? live.recordingNoAnalytics() : live
             // Tasks of requests and cart writes resume on the main queue the transport drains, not by way of

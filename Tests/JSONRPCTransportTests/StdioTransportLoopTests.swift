@@ -1,0 +1,135 @@
+import Foundation
+import JSON
+import JSONRPC
+import Logging
+import Synchronization
+import Testing
+@testable import JSONRPCTransport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension MainThreadJobTests {
+    /// `StdioTransport.run` itself, in this process over real pipes, with a client on a thread of its own: the
+    /// loop's `poll` waits for the sleeps of `MainLoopClock`, and input is still read while the main thread's
+    /// jobs keep coming (the rounds without a poll are capped).
+    @MainActor @Suite struct StdioTransportLoopTests {
+        @Test func aSleepOnTheLoopsClockEndsWhenTheLoopsPollTimesOut() throws {
+            let connection = Self.connection()
+            connection.register(Self.method("nap"), handler: .task { _ in
+                let onTheLoop = MainLoopTimers.aLoopRuns.load(ordering: .acquiring)
+                let clock = MainLoopClock()
+                let start = clock.now
+                try await clock.sleep(for: .milliseconds(30))
+                let slept = start.duration(to: clock.now)
+                return ["onTheLoop": .bool(onTheLoop), "atLeast30ms": .bool(slept >= .milliseconds(30))]
+            })
+            let answers = try Self.serve(connection, requests: [#"{"jsonrpc":"2.0","id":2,"method":"nap"}"#])
+            #expect(answers[2]?["result"] == ["onTheLoop": true, "atLeast30ms": true])
+        }
+
+        @Test func inputIsReadWhileTheMainThreadsJobsKeepComing() throws {
+            let connection = Self.connection()
+            let chain = JobChain(limit: 200_000)
+            connection.register(Self.method("spin"), handler: .immediate { _ in
+                chain.start()
+                return [:]
+            })
+            connection.register(Self.method("count"), handler: .immediate { _ in .integer(Int64(chain.runs)) })
+            let answers = try Self.serve(connection, requests: [
+                #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"count"}"#,
+            ], oneAtATime: true)
+            chain.stop()
+            // Read while the chain ran: without the cap the loop would never have polled the input again
+            // before the chain's end.
+            let runs = try #require(answers[3]?["result"]?.integerValue)
+            #expect(runs > 0 && runs < 200_000)
+        }
+
+        /// Jobs of the main thread that queue the next one until stopped or `limit` have run.
+        final class JobChain: Sendable {
+            private let state = Mutex((runs: 0, stopped: false))
+            let limit: Int
+
+            init(limit: Int) { self.limit = limit }
+
+            var runs: Int { state.withLock { $0.runs } }
+
+            func start() { MainQueue.async { self.step() } }
+
+            func stop() { state.withLock { $0.stopped = true } }
+
+            private func step() {
+                let goesOn = state.withLock { state in
+                    state.runs += 1
+                    return !state.stopped && state.runs < limit
+                }
+                if goesOn { MainQueue.async { self.step() } }
+            }
+        }
+
+        static func connection() -> Connection {
+            let connection = Connection(
+                identity: ServerIdentity(name: "test", version: "1", protocolVersion: "1"), outbox: Outbox(),
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            connection.taskExecutor = MainQueueTaskExecutor.shared
+            return connection
+        }
+
+        static func method(_ name: String) -> MethodDescription {
+            MethodDescription(name: name, summary: "A test's.", result: ["name": "Any", "schema": [:]])
+        }
+
+        /// Runs `connection` over pipes on this thread until a client thread has sent `initialize` and
+        /// `requests` (each after the last one's answer when `oneAtATime`), read every answer and closed the
+        /// input; returns the answers by id. The client gives up after 20 s without an answer.
+        static func serve(_ connection: Connection, requests: [String], oneAtATime: Bool = false) throws -> [Int64: JSONValue] {
+            var input: [Int32] = [0, 0]
+            var output: [Int32] = [0, 0]
+            guard pipe(&input) == 0, pipe(&output) == 0 else { throw POSIXError(.EIO) }
+            let answers = Mutex([Int64: JSONValue]())
+            let (clientReads, clientWrites) = (output[0], input[1])
+            let client = Thread {
+                defer {
+                    close(clientWrites)
+                    close(clientReads)
+                }
+                var pending = [UInt8]()
+                func send(_ line: String) { _ = (line + "\n").utf8CString.withUnsafeBufferPointer { write(clientWrites, $0.baseAddress, $0.count - 1) } }
+                func awaitAnswers(_ count: Int) {
+                    while answers.withLock({ $0.count }) < count {
+                        var descriptor = pollfd(fd: clientReads, events: Int16(POLLIN), revents: 0)
+                        guard poll(&descriptor, 1, 20_000) == 1 else { return }
+                        var buffer = [UInt8](repeating: 0, count: 65_536)
+                        let count = read(clientReads, &buffer, buffer.count)
+                        guard count > 0 else { return }
+                        pending += buffer[..<count]
+                        while let end = pending.firstIndex(of: 0x0A) {
+                            let line = Array(pending[..<end])
+                            pending.removeSubrange(...end)
+                            if let answer = try? JSONValue(parsing: line), let id = answer["id"]?.integerValue {
+                                answers.withLock { $0[id] = answer }
+                            }
+                        }
+                    }
+                }
+                send(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#)
+                awaitAnswers(1)
+                for (index, request) in requests.enumerated() {
+                    send(request)
+                    if oneAtATime { awaitAnswers(index + 2) }
+                }
+                awaitAnswers(requests.count + 1)
+            }
+            client.start()
+            let transport = StdioTransport(
+                input: input[0], output: output[1], configuration: .init(),
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            _ = transport.run(connection)
+            close(input[0])
+            close(output[1])
+            return answers.withLock { $0 }
+        }
+    }
+}
