@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -131,6 +133,27 @@ final class ServerChild {
             throw BenchError(description: "unexpected /proc/\(pid)/stat: \(text)")
         }
         return user + system
+    }
+
+    /// Time the server's threads have spent on a CPU so far, in nanoseconds, and the context switches they
+    /// made (voluntary and not): the sums over `/proc/<pid>/task/*/schedstat` and `status`. Exact where
+    /// ``cpuTicks()`` counts whole ticks sampled, which misses most of the short wake-ups of an idle server.
+    func schedulerFigures() throws -> (onCPUNanoseconds: Int, contextSwitches: Int) {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        var onCPU = 0
+        var switches = 0
+        for task in tasks {
+            let folder = "/proc/\(pid)/task/\(task)"
+            // A thread that ended meanwhile is left out.
+            guard let schedstat = try? String(contentsOfFile: folder + "/schedstat", encoding: .utf8),
+                let status = try? String(contentsOfFile: folder + "/status", encoding: .utf8)
+            else { continue }
+            onCPU += schedstat.split(separator: " ").first.flatMap { Int($0) } ?? 0
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
+                switches += line.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+            }
+        }
+        return (onCPU, switches)
     }
 
     /// A `kB` figure of `/proc/<pid>/status`, such as `VmRSS` (resident now) or `VmHWM` (peak resident).

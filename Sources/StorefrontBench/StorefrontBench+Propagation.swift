@@ -233,24 +233,37 @@ extension StorefrontBench {
 
     /// CPU time of idle servers over `idleSeconds`, side by side: one on a database file (it polls the
     /// change log every 20 ms) and one on `:memory:` (nothing to follow, so no poll). Initialised, nothing
-    /// open, nothing sent while measured.
+    /// open, nothing sent while measured. Both as ticks (`/proc/<pid>/stat`, sampled) and as the exact time
+    /// on a CPU (`schedstat`), with the context switches a second (the wake-ups).
     func idleCPU(_ path: String, database: String) throws -> Measurement {
         let following = try domainSession(path, database: database)
         let inMemory = try domainSession(path, database: ":memory:")
         let before = (try following.child.cpuTicks(), try inMemory.child.cpuTicks())
+        let scheduledBefore = (try following.child.schedulerFigures(), try inMemory.child.schedulerFigures())
         let start = monotonicNanoseconds()
         pause(nanoseconds: UInt64(idleSeconds) * 1_000_000_000)
         let after = (try following.child.cpuTicks(), try inMemory.child.cpuTicks())
+        let scheduledAfter = (try following.child.schedulerFigures(), try inMemory.child.schedulerFigures())
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let peak = try following.child.finish()
         _ = try inMemory.child.finish()
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         func millisecondsPerSecond(_ ticks: Int) -> Double { Double(ticks) / ticksPerSecond * 1000 / seconds }
+        func onCPU(_ before: (onCPUNanoseconds: Int, contextSwitches: Int), _ after: (onCPUNanoseconds: Int, contextSwitches: Int)) -> Double {
+            Double(after.onCPUNanoseconds - before.onCPUNanoseconds) / 1e6 / seconds
+        }
+        func switches(_ before: (onCPUNanoseconds: Int, contextSwitches: Int), _ after: (onCPUNanoseconds: Int, contextSwitches: Int)) -> Double {
+            Double(after.contextSwitches - before.contextSwitches) / seconds
+        }
         return Measurement(
             name: "idle-cpu", framing: .ndjson, runs: 1, count: Int(seconds.rounded()),
             figures: [
                 ("followingFile", millisecondsPerSecond(after.0 - before.0), "ms CPU/s"),
                 ("inMemory", millisecondsPerSecond(after.1 - before.1), "ms CPU/s"),
+                ("followingFileOnCPU", onCPU(scheduledBefore.0, scheduledAfter.0), "ms/s"),
+                ("inMemoryOnCPU", onCPU(scheduledBefore.1, scheduledAfter.1), "ms/s"),
+                ("followingFileSwitches", switches(scheduledBefore.0, scheduledAfter.0), "/s"),
+                ("inMemorySwitches", switches(scheduledBefore.1, scheduledAfter.1), "/s"),
             ], peakRSSKiB: peak)
     }
 
