@@ -113,10 +113,24 @@ package final class ChangeFeed {
     package nonisolated func follow(
         every interval: Duration = defaultPollInterval, clock: any Clock<Duration>, taskExecutor: (any TaskExecutor)? = nil
     ) -> Task<Void, Never> {
-        let poll: @MainActor () async -> Void = { [weak self, source] in
+        let poll: @MainActor () async -> Void = { [weak self, source, logger] in
+            var failing = false
             while !Task.isCancelled {
                 do { try await clock.sleep(for: interval) } catch { return }
-                guard let last = try? await source.lastSeq() else { continue }
+                let last: Int64
+                do {
+                    last = try await source.lastSeq()
+                    if failing { logger.notice("the change log can be read again") }
+                    failing = false
+                } catch {
+                    // Said once per run of failures (the next poll reads again): until then, other processes'
+                    // changes are not seen.
+                    // A lock another connection holds a moment (SQLITE_BUSY) is no news.
+                    let level: Logger.Level = (error as? DatabaseError)?.resultCode == .SQLITE_BUSY ? .debug : .warning
+                    if !failing { logger.log(level: level, "could not read the change log's head", metadata: ["error": "\(error)"]) }
+                    failing = true
+                    continue
+                }
                 guard let self else { return }
                 if last > self.position { await self.catchUp() }
             }

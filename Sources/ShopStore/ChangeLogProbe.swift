@@ -10,12 +10,13 @@ import GRDBSQLite
 /// around a few thousand of SQLite's; here it is SQLite's work and little else: one short read transaction
 /// (the statement's own, in autocommit mode), which sees only committed data as any reader does.
 ///
-/// A failed read (the file locked for longer than ``busyTimeout`` by a checkpoint or a recovery, say) throws,
-/// and the feed's next poll reads again. Safe from any thread: each read holds a lock.
+/// A failed read (the file locked by a recovery or a truncating checkpoint, say) throws, and the feed's next
+/// poll reads again; after any other failure the connection is opened again first. Safe from any thread:
+/// each read holds a lock. The connection closes when the probe is released (with its feed).
 final class ChangeLogProbe: @unchecked Sendable {
-    /// How long a read waits for a lock another connection holds before failing: short, as it runs on the
-    /// main thread and the next poll comes soon.
-    static let busyTimeout: Int32 = 20  // milliseconds
+    /// How long a read waits for a lock another connection holds (a recovery, a checkpoint that truncates the
+    /// log) before failing: not at all, as it runs on the main thread and the next poll reads again.
+    static let busyTimeout: Int32 = 0  // milliseconds
 
     private let path: String
     private let lock = NSLock()
@@ -40,18 +41,17 @@ final class ChangeLogProbe: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let statement = try preparedStatement()
-        defer { sqlite3_reset(statement) }
-        switch sqlite3_step(statement) {
-        case SQLITE_ROW:
-            return sqlite3_column_int64(statement, 0)
-        case SQLITE_DONE:
-            return 0
-        case let code:
+        let code = sqlite3_step(statement)
+        let last = code == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0
+        // Ends the statement's read transaction (before any close below, which finalizes it).
+        sqlite3_reset(statement)
+        guard code == SQLITE_ROW || code == SQLITE_DONE else {
             let error = DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
-            // A lock held too long is a passing state; anything else, open again next time.
+            // A lock held by another connection is a passing state; anything else, open again next time.
             if code & 0xff != SQLITE_BUSY { close() }
             throw error
         }
+        return last
     }
 
     /// The compiled statement, opening the connection first when needed.

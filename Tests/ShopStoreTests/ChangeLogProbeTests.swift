@@ -36,6 +36,19 @@ import Testing
         #expect(try probe.lastSeq() == (try storedLastSeq(database)))
     }
 
+    @Test func aReadThatFailsThrowsAndTheProbeOpensTheFileAgain() async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath)
+        let probe = ChangeLogProbe(path: folder.databasePath)
+        _ = try probe.lastSeq()
+        // The file emptied under the open connections, then a commit: the probe's next read finds no database.
+        try await database.writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        #expect(truncate(folder.databasePath, 0) == 0)
+        _ = try? await ShopServices.testing(database).cart.add(productId: "p-0001", quantity: 1, for: .testShopper)
+        #expect(throws: DatabaseError.self) { try probe.lastSeq() }
+        #expect(throws: DatabaseError.self) { try probe.lastSeq() }  // opened again: the file is still no database
+    }
+
     @Test func theLogOfAFileAndOfMemoryReadTheSameLastEntryAsGRDB() async throws {
         let folder = try TemporaryFolder()
         for database in [try ShopDatabase(path: folder.databasePath), try ShopDatabase(path: ":memory:")] {
