@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 // libdispatch's private interface for run loops (dispatch_runloop_handle_t is an int on Linux).
@@ -91,15 +91,17 @@ void cmq_async_main(void *context, void (*work)(void *)) {
     int descriptor = taken.descriptor;
     pthread_mutex_unlock(&taken.lock);
     if (wake) {
-        uint64_t one = 1;
-        ssize_t ignored = write(descriptor, &one, sizeof one);
-        (void)ignored;
+        // Due at once (a zero setting would disarm it). Written after the lock, it may land after the loop
+        // woke for something else and armed its own deadline: the descriptor is then readable early, and the
+        // loop, which runs the queued jobs at every wake anyway, arms its deadline again.
+        struct itimerspec now = {.it_value = {.tv_sec = 0, .tv_nsec = 1}};
+        timerfd_settime(descriptor, 0, &now, NULL);
     }
 }
 
 int cmq_take_over_jobs(void) {
     pthread_mutex_lock(&taken.lock);
-    if (taken.descriptor < 0) taken.descriptor = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (taken.descriptor < 0) taken.descriptor = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     taken.taken_over = taken.descriptor >= 0;
     int descriptor = taken.descriptor;
     pthread_mutex_unlock(&taken.lock);
@@ -162,4 +164,18 @@ void cmq_woke(bool descriptor_ready) {
         ssize_t ignored = read(descriptor, &count, sizeof count);
         (void)ignored;
     }
+}
+
+void cmq_arm_wake(long long nanoseconds) {
+    pthread_mutex_lock(&taken.lock);
+    int descriptor = taken.descriptor;
+    pthread_mutex_unlock(&taken.lock);
+    if (descriptor < 0) return;
+    struct itimerspec setting = {0};
+    if (nanoseconds >= 0) {
+        if (nanoseconds == 0) nanoseconds = 1;  // a zero setting would disarm it
+        setting.it_value.tv_sec = (time_t)(nanoseconds / 1000000000LL);
+        setting.it_value.tv_nsec = (long)(nanoseconds % 1000000000LL);
+    }
+    timerfd_settime(descriptor, 0, &setting, NULL);
 }

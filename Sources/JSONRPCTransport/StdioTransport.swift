@@ -34,6 +34,9 @@ public final class StdioTransport {
     private var outputIsNonBlocking = false
     /// The descriptor that a job queued while the loop sleeps makes readable.
     private var jobsDescriptor: Int32 = -1
+    /// The nearest sleep of ``MainLoopClock`` that the jobs' descriptor is armed to wake the loop for; nil
+    /// when none is (the descriptor was readable since, or no sleep waits).
+    private var armedDeadline: Int64?
     /// Rounds of queued jobs run since the last poll.
     private var runsWithoutPoll = 0
 
@@ -68,6 +71,7 @@ public final class StdioTransport {
         MainLoopTimers.shared.takeOver()
         defer {
             MainLoopTimers.shared.giveBack()
+            armedDeadline = nil
             cmq_give_back_jobs()
         }
         var machine = StdioTransportMachine(configuration: configuration)
@@ -110,12 +114,20 @@ public final class StdioTransport {
                 revents: 0),
             pollfd(fd: wait.writeOutput && outputIsNonBlocking ? output : -1, events: Int16(POLLOUT), revents: 0),
         ]
+        // The nearest sleep of `MainLoopClock` wakes the loop through the jobs' descriptor, armed again only
+        // when that deadline changes (about 50 times a second for the change feed's poll; a `poll` timeout
+        // would arm a kernel timer at every call, ~0.4 µs a round trip here). Armed before the loop may sleep,
+        // so that a job's wake is never replaced.
+        let nextSleep = MainLoopTimers.shared.nextDeadline
+        if nextSleep != armedDeadline { arm(for: nextSleep) }
         // Jobs still queued after the rounds above: look at the rest without blocking. Else sleep until the
-        // machine's deadline or the nearest sleep of `MainLoopClock`, whichever comes first.
-        let timeout = cmq_will_sleep() ? Self.timeout(machine: wait.deadline, timers: MainLoopTimers.shared.nextDeadline) : 0
+        // machine's deadline, a job or the nearest sleep.
+        let timeout = cmq_will_sleep() ? wait.deadline.map { Self.milliseconds(from: Self.now(), to: $0) } ?? -1 : 0
         let polled = poll(&descriptors, nfds_t(descriptors.count), timeout)
         let pollError = errno
-        cmq_woke(polled > 0 && descriptors[1].revents != 0)
+        let jobsDescriptorReady = polled > 0 && descriptors[1].revents != 0
+        cmq_woke(jobsDescriptorReady)
+        if jobsDescriptorReady { armedDeadline = nil }  // expired, or replaced by a job's wake
         // The tasks of the sleeps that ended are queued, to run in the next rounds.
         MainLoopTimers.shared.fireDue()
         if polled < 0 {
@@ -191,16 +203,11 @@ public final class StdioTransport {
         return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
-    /// The `poll` timeout until the nearer of the machine's deadline and the timers' (-1: neither).
-    private static func timeout(machine: Duration?, timers: ContinuousClock.Instant?) -> Int32 {
-        let forMachine = machine.map { milliseconds(from: now(), to: $0) }
-        let forTimers = timers.map { milliseconds(from: .zero, to: ContinuousClock.now.duration(to: $0)) }
-        switch (forMachine, forTimers) {
-        case let (machine?, timers?): return min(machine, timers)
-        case let (machine?, nil): return machine
-        case let (nil, timers?): return timers
-        case (nil, nil): return -1
-        }
+    /// Arms the jobs' descriptor to become readable at `deadline` (monotonic nanoseconds; at once if it has
+    /// passed), or disarms it.
+    private func arm(for deadline: Int64?) {
+        cmq_arm_wake(deadline.map { max(0, $0 - MainLoopTimers.monotonicNanoseconds()) } ?? -1)
+        armedDeadline = deadline
     }
 
     /// The `poll` timeout from `now` to `deadline`: whole milliseconds, rounded up so that the wait does not

@@ -12,35 +12,48 @@ extension MainThreadJobTests {
             let timers = MainLoopTimers()
             timers.takeOver()
             defer { timers.giveBack() }
-            let start = ContinuousClock.now
-            let (first, second, third) = (LoopTimer(), LoopTimer(), LoopTimer())
-            timers.add(third, at: start + .seconds(3))
-            timers.add(first, at: start + .seconds(1))
-            timers.add(second, at: start + .seconds(2))
-            #expect(timers.nextDeadline == start + .seconds(1))
+            let start = MainLoopTimers.monotonicNanoseconds()
+            let second: Int64 = 1_000_000_000
+            let (first, middle, last) = (LoopTimer(), LoopTimer(), LoopTimer())
+            timers.add(last, atNanoseconds: start + 3 * second)
+            timers.add(first, atNanoseconds: start + second)
+            timers.add(middle, atNanoseconds: start + 2 * second)
+            #expect(timers.nextDeadline == start + second)
             #expect(timers.fireDue(now: start) == 0)
-            #expect(timers.fireDue(now: start + .milliseconds(2_500)) == 2)
-            #expect(first.hasFired && second.hasFired && !third.hasFired)
-            #expect(timers.nextDeadline == start + .seconds(3))
-            #expect(timers.fireDue(now: start + .seconds(3)) == 1)
+            #expect(timers.fireDue(now: start + 2_500_000_000) == 2)
+            #expect(first.hasFired && middle.hasFired && !last.hasFired)
+            #expect(timers.nextDeadline == start + 3 * second)
+            #expect(timers.fireDue(now: start + 3 * second) == 1)
             #expect(timers.nextDeadline == nil)
         }
 
-        @Test func cancelledSleepsAreTakenOutOfTheListAsItGrows() {
+        @Test func cancelledSleepsAreTakenOutOfTheListAsItGrowsAndWakeNobody() {
             let timers = MainLoopTimers()
             timers.takeOver()
             defer { timers.giveBack() }
-            let start = ContinuousClock.now
+            let start = MainLoopTimers.monotonicNanoseconds()
             // Sessions' expiries, an hour away, each cancelled by a sign-out.
             for _ in 0..<1_000 {
                 let timer = LoopTimer()
-                timers.add(timer, at: start + .seconds(3_600))
+                timers.add(timer, atNanoseconds: start + 3_600_000_000_000)
                 timer.fire(CancellationError())
             }
             #expect(timers.count <= 64)
             let waiting = LoopTimer()
-            timers.add(waiting, at: start + .seconds(1))
-            #expect(timers.nextDeadline == start + .seconds(1))
+            timers.add(waiting, atNanoseconds: start + 7_200_000_000_000)
+            #expect(timers.nextDeadline == start + 7_200_000_000_000)  // not a cancelled one's, an hour earlier
+            #expect(timers.count == 1)
+        }
+
+        @Test func aDeadlineOnTheContinuousClockIsTheSameTimeOnTheMonotonicOne() {
+            let timers = MainLoopTimers()
+            timers.takeOver()
+            defer { timers.giveBack() }
+            let before = MainLoopTimers.monotonicNanoseconds()
+            timers.add(LoopTimer(), at: ContinuousClock.now + .seconds(10))
+            let after = MainLoopTimers.monotonicNanoseconds()
+            let deadline = timers.nextDeadline ?? 0
+            #expect(deadline >= before + 10_000_000_000 && deadline <= after + 10_000_000_000)
         }
 
         @Test func onTheLoopsListASleepEndsWhenItsDeadlineFiresOrAtOnceWhenItsTaskIsCancelled() async throws {
@@ -51,12 +64,19 @@ extension MainThreadJobTests {
             let start = clock.now
             let sleeper = Task { try await clock.sleep(until: start + .milliseconds(30)); return clock.now }
             let cancelled = Task { try await clock.sleep(for: .seconds(3_600)) }
-            // Each sleep is added by a job of the main queue.
-            while timers.count < 2 { await Task.yield() }
+            // Each sleep is added by a job of the main queue (bounded: a regression fails, not hangs).
+            for _ in 0..<100_000 {
+                if timers.count == 2 { break }
+                await Task.yield()
+            }
+            #expect(timers.count == 2)
             cancelled.cancel()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
             // This test stands for the loop: it fires what is due until the first sleep ends.
-            while timers.fireDue() == 0 { try await ContinuousClock().sleep(for: .milliseconds(2)) }
+            for _ in 0..<5_000 {
+                if timers.fireDue() > 0 { break }
+                try await ContinuousClock().sleep(for: .milliseconds(2))
+            }
             let ended = try await sleeper.value
             #expect(ended >= start + .milliseconds(30))
         }

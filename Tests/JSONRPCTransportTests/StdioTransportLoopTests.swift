@@ -15,7 +15,7 @@ extension MainThreadJobTests {
     /// loop's `poll` waits for the sleeps of `MainLoopClock`, and input is still read while the main thread's
     /// jobs keep coming (the rounds without a poll are capped).
     @MainActor @Suite struct StdioTransportLoopTests {
-        @Test func aSleepOnTheLoopsClockEndsWhenTheLoopsPollTimesOut() throws {
+        @Test func aSleepOnTheLoopsClockEndsAtItsDeadlineWhileTheLoopWaits() throws {
             let connection = Self.connection()
             connection.register(Self.method("nap"), handler: .task { _ in
                 let onTheLoop = MainLoopTimers.aLoopRuns.load(ordering: .acquiring)
@@ -29,22 +29,40 @@ extension MainThreadJobTests {
             #expect(answers[2]?["result"] == ["onTheLoop": true, "atLeast30ms": true])
         }
 
+        @Test func aSleepStartedOnAnotherThreadWakesTheLoopAndEnds() throws {
+            let connection = Self.connection()
+            connection.register(Self.method("nap"), handler: .task { _ in
+                let slept = try await Task.detached {
+                    let clock = MainLoopClock()
+                    let start = clock.now
+                    try await clock.sleep(for: .milliseconds(30))
+                    return start.duration(to: clock.now)
+                }.value
+                return ["atLeast30ms": .bool(slept >= .milliseconds(30))]
+            })
+            let answers = try Self.serve(connection, requests: [#"{"jsonrpc":"2.0","id":2,"method":"nap"}"#])
+            #expect(answers[2]?["result"] == ["atLeast30ms": true])
+        }
+
         @Test func inputIsReadWhileTheMainThreadsJobsKeepComing() throws {
             let connection = Self.connection()
-            let chain = JobChain(limit: 200_000)
+            // Far more jobs than the client needs to be scheduled and write (a few seconds of them): without
+            // the cap on rounds without a poll, `count` would be read only after the last.
+            let chain = JobChain(limit: 20_000_000)
             connection.register(Self.method("spin"), handler: .immediate { _ in
                 chain.start()
                 return [:]
             })
-            connection.register(Self.method("count"), handler: .immediate { _ in .integer(Int64(chain.runs)) })
+            connection.register(Self.method("count"), handler: .immediate { _ in
+                chain.stop()
+                return .integer(Int64(chain.runs))
+            })
             let answers = try Self.serve(connection, requests: [
                 #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"count"}"#,
             ], oneAtATime: true)
             chain.stop()
-            // Read while the chain ran: without the cap the loop would never have polled the input again
-            // before the chain's end.
             let runs = try #require(answers[3]?["result"]?.integerValue)
-            #expect(runs > 0 && runs < 200_000)
+            #expect(runs > 0 && runs < 20_000_000)
         }
 
         /// Jobs of the main thread that queue the next one until stopped or `limit` have run.

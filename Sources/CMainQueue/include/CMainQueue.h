@@ -30,8 +30,10 @@ void cmq_async_main(void *context, void (*work)(void *));
 
 /// From now on, jobs queued with `cmq_async_main` wait for `cmq_run_jobs` (the caller runs them) instead
 /// of going to the main dispatch queue (those already there stay, and may run after later ones). Returns a
-/// descriptor (an eventfd) that a job queued while the loop sleeps (`cmq_will_sleep`) makes readable. Call
-/// on the main thread; a second call does nothing more.
+/// descriptor (a timerfd) that a job queued while the loop sleeps (`cmq_will_sleep`) makes readable (by
+/// arming it to expire at once), as does the loop's own next deadline (`cmq_arm_wake`): one descriptor for
+/// both, so that a `poll` watches no more descriptors for the loop's timers. Call on the main thread; a
+/// second call does nothing more.
 int cmq_take_over_jobs(void);
 
 /// Gives the jobs back to the main dispatch queue: those queued are moved to it in order, and later ones
@@ -52,5 +54,11 @@ bool cmq_will_sleep(void);
 /// After the loop's `poll`: jobs queued from now on make no descriptor readable (the loop runs them);
 /// `descriptor_ready` says whether the descriptor was readable, which this clears.
 void cmq_woke(bool descriptor_ready);
+
+/// Makes the taken-over queue's descriptor readable in `nanoseconds` (0: at once) if no job does so first,
+/// replacing the last deadline set; a negative value removes it. For the loop's own deadlines (the sleeps it
+/// fires): call on the loop's thread before `cmq_will_sleep`, never between it and `cmq_woke`, or a job's
+/// wake could be replaced. After the descriptor was readable, no deadline is set any more.
+void cmq_arm_wake(long long nanoseconds);
 
 #endif
