@@ -11,8 +11,9 @@ import Glibc
 ///
 /// The loop waits on the input, on the output when bytes are pending, and on the main thread's jobs (the
 /// main dispatch queue, and the queue it takes over from ``MainQueueTaskExecutor`` and ``MainQueue`` while
-/// it runs), so the main actor's tasks run on this same thread between reads: no thread hand-off per
-/// request and no polling with sleeps. Jobs that the main thread queues for itself run without a poll in
+/// it runs), and for the sleeps of ``MainLoopClock`` (its own deadlines, on the jobs' descriptor), so the main
+/// actor's tasks run on this same thread between reads: no thread hand-off per request or per timer, and no
+/// polling with sleeps. Jobs that the main thread queues for itself run without a poll in
 /// between (up to ``maxRunsWithoutPoll`` rounds in a row, so that the input and the main dispatch queue
 /// are still looked at) and without a descriptor written per job; what each round answered is written
 /// before the next one runs (a commit's sync then waits behind the patches already made). Everything one
