@@ -72,6 +72,8 @@ public final class StdioTransport {
         MainLoopTimers.shared.takeOver()
         defer {
             MainLoopTimers.shared.giveBack()
+            // Disarmed, so that the next loop to take the queue over (a test's) is not woken by this one's.
+            cmq_arm_wake(-1)
             armedDeadline = nil
             cmq_give_back_jobs()
         }
