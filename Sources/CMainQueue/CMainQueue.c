@@ -78,6 +78,18 @@ static cmq_job pop(void) {
     return job;
 }
 
+/// Sets the timer `descriptor` to expire in `nanoseconds` (0: at once), replacing its last setting; a negative
+/// value disarms it.
+static void expire_in(int descriptor, long long nanoseconds) {
+    struct itimerspec setting = {0};
+    if (nanoseconds >= 0) {
+        if (nanoseconds == 0) nanoseconds = 1;  // a zero setting would disarm it
+        setting.it_value.tv_sec = (time_t)(nanoseconds / 1000000000LL);
+        setting.it_value.tv_nsec = (long)(nanoseconds % 1000000000LL);
+    }
+    timerfd_settime(descriptor, 0, &setting, NULL);
+}
+
 void cmq_async_main(void *context, void (*work)(void *)) {
     pthread_mutex_lock(&taken.lock);
     if (!taken.taken_over) {
@@ -91,11 +103,10 @@ void cmq_async_main(void *context, void (*work)(void *)) {
     int descriptor = taken.descriptor;
     pthread_mutex_unlock(&taken.lock);
     if (wake) {
-        // Due at once (a zero setting would disarm it). Written after the lock, it may land after the loop
-        // woke for something else and armed its own deadline: the descriptor is then readable early, and the
-        // loop, which runs the queued jobs at every wake anyway, arms its deadline again.
-        struct itimerspec now = {.it_value = {.tv_sec = 0, .tv_nsec = 1}};
-        timerfd_settime(descriptor, 0, &now, NULL);
+        // Due at once. Set after the lock, it may land after the loop woke for something else and armed its
+        // own deadline: the descriptor is then readable early, and the loop, which runs the queued jobs at
+        // every wake anyway, arms its deadline again.
+        expire_in(descriptor, 0);
     }
 }
 
@@ -170,12 +181,5 @@ void cmq_arm_wake(long long nanoseconds) {
     pthread_mutex_lock(&taken.lock);
     int descriptor = taken.descriptor;
     pthread_mutex_unlock(&taken.lock);
-    if (descriptor < 0) return;
-    struct itimerspec setting = {0};
-    if (nanoseconds >= 0) {
-        if (nanoseconds == 0) nanoseconds = 1;  // a zero setting would disarm it
-        setting.it_value.tv_sec = (time_t)(nanoseconds / 1000000000LL);
-        setting.it_value.tv_nsec = (long)(nanoseconds % 1000000000LL);
-    }
-    timerfd_settime(descriptor, 0, &setting, NULL);
+    if (descriptor >= 0) expire_in(descriptor, nanoseconds);
 }

@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// A continuous clock whose sleeps end on the main thread's loop: while a ``StdioTransport`` runs, a sleep is
-/// a deadline in the loop's own list, and the loop's `poll` waits until the nearest one; otherwise (tests,
-/// tools, the loop ended) it is `ContinuousClock`'s sleep.
+/// a deadline in the loop's own list, and the loop is woken for the nearest one; otherwise (tests, tools, the
+/// loop ended) it is `ContinuousClock`'s sleep.
 ///
 /// Why: `ContinuousClock`'s sleep is a libdispatch timer, which its own thread fires and hands to the task's
 /// executor, waking the main thread through a descriptor: for the change feed's poll, 50 times a second for an
@@ -34,7 +34,7 @@ public struct MainLoopClock: Clock {
     /// Now, on `ContinuousClock`.
     public var now: Instant { ContinuousClock.now }
 
-    /// `ContinuousClock`'s resolution (the loop's waits are whole milliseconds, rounded up).
+    /// `ContinuousClock`'s resolution (the loop's deadlines are whole nanoseconds).
     public var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
     /// Returns at `deadline` or later; throws `CancellationError` as soon as the task is cancelled.

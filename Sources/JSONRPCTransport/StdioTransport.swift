@@ -199,11 +199,9 @@ public final class StdioTransport {
         return flags >= 0 && fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
     }
 
-    /// The time on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
+    /// The time on the monotonic clock (`CLOCK_MONOTONIC`), the clock of the timers' deadlines too.
     private static func now() -> Duration {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        .nanoseconds(MainLoopTimers.monotonicNanoseconds())
     }
 
     /// Arms the jobs' descriptor to become readable at `deadline` (monotonic nanoseconds; at once if it has

@@ -100,9 +100,13 @@ package enum ChangeLog {
         "\(owner.storageKey) \(ids.joined(separator: ","))"
     }
 
+    /// The query of the last entry's number: SQLite's counter for the log's `AUTOINCREMENT`, which pruning
+    /// does not lower (no row before the first entry). Also run by ``ChangeLogProbe``.
+    static let lastSeqSQL = "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'"
+
     /// The number of the last entry ever written (0 before the first; pruning does not lower it).
     static func lastSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: lastSeqSQL)) ?? 0
     }
 
     /// The number of the oldest entry kept, or nil when the log is empty.

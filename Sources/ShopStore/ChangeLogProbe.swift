@@ -68,8 +68,7 @@ final class ChangeLogProbe: @unchecked Sendable {
         }
         sqlite3_busy_timeout(handle, Self.busyTimeout)
         var compiled: OpaquePointer?
-        let sql = "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'"
-        let prepared = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &compiled, nil)
+        let prepared = sqlite3_prepare_v3(handle, ChangeLog.lastSeqSQL, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &compiled, nil)
         guard prepared == SQLITE_OK, let compiled else {
             let error = DatabaseError(resultCode: ResultCode(rawValue: prepared), message: String(cString: sqlite3_errmsg(handle)))
             sqlite3_close_v2(handle)

@@ -138,7 +138,7 @@ final class ServerChild {
     /// Time the server's threads have spent on a CPU so far, in nanoseconds, and the context switches they
     /// made (voluntary and not): the sums over `/proc/<pid>/task/*/schedstat` and `status`. Exact where
     /// ``cpuTicks()`` counts whole ticks sampled, which misses most of the short wake-ups of an idle server.
-    func schedulerFigures() throws -> (onCPUNanoseconds: Int, contextSwitches: Int) {
+    func schedulerFigures() throws -> SchedulerFigures {
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         var onCPU = 0
         var switches = 0
@@ -153,7 +153,7 @@ final class ServerChild {
                 switches += line.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
             }
         }
-        return (onCPU, switches)
+        return SchedulerFigures(onCPUNanoseconds: onCPU, contextSwitches: switches)
     }
 
     /// A `kB` figure of `/proc/<pid>/status`, such as `VmRSS` (resident now) or `VmHWM` (peak resident).
@@ -342,4 +342,18 @@ func monotonicNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// What the scheduler counted for a process's threads (``ServerChild/schedulerFigures()``).
+struct SchedulerFigures {
+    /// Time on a CPU, in nanoseconds.
+    var onCPUNanoseconds: Int
+    /// Context switches, voluntary and not.
+    var contextSwitches: Int
+
+    /// The time on a CPU in milliseconds per second and the switches per second, from `earlier` to these
+    /// figures, `seconds` apart.
+    func rates(since earlier: SchedulerFigures, seconds: Double) -> (onCPUMillisecondsPerSecond: Double, switchesPerSecond: Double) {
+        (Double(onCPUNanoseconds - earlier.onCPUNanoseconds) / 1e6 / seconds, Double(contextSwitches - earlier.contextSwitches) / seconds)
+    }
 }

@@ -249,21 +249,17 @@ extension StorefrontBench {
         _ = try inMemory.child.finish()
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         func millisecondsPerSecond(_ ticks: Int) -> Double { Double(ticks) / ticksPerSecond * 1000 / seconds }
-        func onCPU(_ before: (onCPUNanoseconds: Int, contextSwitches: Int), _ after: (onCPUNanoseconds: Int, contextSwitches: Int)) -> Double {
-            Double(after.onCPUNanoseconds - before.onCPUNanoseconds) / 1e6 / seconds
-        }
-        func switches(_ before: (onCPUNanoseconds: Int, contextSwitches: Int), _ after: (onCPUNanoseconds: Int, contextSwitches: Int)) -> Double {
-            Double(after.contextSwitches - before.contextSwitches) / seconds
-        }
+        let followingRates = scheduledAfter.0.rates(since: scheduledBefore.0, seconds: seconds)
+        let inMemoryRates = scheduledAfter.1.rates(since: scheduledBefore.1, seconds: seconds)
         return Measurement(
             name: "idle-cpu", framing: .ndjson, runs: 1, count: Int(seconds.rounded()),
             figures: [
                 ("followingFile", millisecondsPerSecond(after.0 - before.0), "ms CPU/s"),
                 ("inMemory", millisecondsPerSecond(after.1 - before.1), "ms CPU/s"),
-                ("followingFileOnCPU", onCPU(scheduledBefore.0, scheduledAfter.0), "ms/s"),
-                ("inMemoryOnCPU", onCPU(scheduledBefore.1, scheduledAfter.1), "ms/s"),
-                ("followingFileSwitches", switches(scheduledBefore.0, scheduledAfter.0), "/s"),
-                ("inMemorySwitches", switches(scheduledBefore.1, scheduledAfter.1), "/s"),
+                ("followingFileOnCPU", followingRates.onCPUMillisecondsPerSecond, "ms/s"),
+                ("inMemoryOnCPU", inMemoryRates.onCPUMillisecondsPerSecond, "ms/s"),
+                ("followingFileSwitches", followingRates.switchesPerSecond, "/s"),
+                ("inMemorySwitches", inMemoryRates.switchesPerSecond, "/s"),
             ], peakRSSKiB: peak)
     }
 
