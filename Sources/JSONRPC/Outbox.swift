@@ -8,8 +8,14 @@ import JSON
 public final class Outbox {
     /// The framing of outgoing messages: the one the client spoke (newline-delimited until known).
     public var framing: Framing
-    /// Framed bytes not yet written.
+    /// Framed bytes not yet written (some may be held: see ``writableCount``).
     public private(set) var pending: [UInt8] = []
+    /// What pending bytes wait for before they are written; nil: nothing, they may be written at once.
+    /// The server sets its database's log sync, so that nothing it says after a commit leaves before the
+    /// commit is on disk.
+    public var barrier: (any OutputBarrier)?
+    /// Where held bytes start in ``pending``, each run with the generation it waits for (increasing).
+    private var holds: [(start: Int, generation: UInt64)] = []
     private var scratch: [UInt8] = []
     /// Called by the transport when pending output has fallen to ``lowWatermark`` or below after being
     /// above it: producers that held back (coalescing their updates) may send again.
@@ -72,15 +78,43 @@ public final class Outbox {
 
     /// Queues already-serialised JSON.
     public func enqueuePayload(_ payload: [UInt8]) {
+        if let barrier { hold(from: pending.count, barrier) }
         framing.frame(payload, into: &pending)
     }
 
-    /// Drops the first `count` pending bytes (they were written).
+    /// Marks the bytes enqueued from `start` on as waiting for the barrier's required generation, unless
+    /// it is passed.
+    private func hold(from start: Int, _ barrier: any OutputBarrier) {
+        let generation = barrier.required
+        if let last = holds.last, last.generation >= generation { return }  // they wait already, as long
+        if generation <= barrier.reached {
+            holds.removeAll()  // every earlier hold waits for less: passed too
+            return
+        }
+        holds.append((start, generation))
+    }
+
+    /// How many of the pending bytes may be written now: those before the first run whose generation the
+    /// barrier has not reached.
+    public var writableCount: Int {
+        guard let first = holds.first else { return pending.count }
+        let reached = barrier?.reached ?? .max
+        guard first.generation > reached else {
+            holds.removeAll { $0.generation <= reached }
+            return holds.first?.start ?? pending.count
+        }
+        return first.start
+    }
+
+    /// Drops the first `count` pending bytes (they were written: never more than ``writableCount``).
     public func consume(_ count: Int) {
         if count == pending.count {
             pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
         } else {
             pending.removeFirst(count)
+        }
+        if !holds.isEmpty {
+            for index in holds.indices { holds[index].start -= count }
         }
     }
 

@@ -16,7 +16,10 @@ import Glibc
 /// polling with sleeps. Jobs that the main thread queues for itself run without a poll in
 /// between (up to ``maxRunsWithoutPoll`` rounds in a row, so that the input and the main dispatch queue
 /// are still looked at) and without a descriptor written per job; what each round answered is written
-/// before the next one runs (a commit's sync then waits behind the patches already made). Everything one
+/// before the next one runs (a commit's sync then waits behind the patches already made). Output the outbox
+/// holds for its barrier (what a server says after a commit that its log sync has not yet covered) is let go
+/// when the loop runs out of jobs: it passes the barrier (syncs, once for every commit of the turn) instead of
+/// sleeping with output held. Everything one
 /// read brings is parsed and dispatched in one main-actor turn, and the answers go out with one `write`.
 /// Input is not read while too much output is pending or too many requests are in flight, so memory is
 /// bounded by that window rather than by how fast the client writes.
@@ -88,7 +91,7 @@ public final class StdioTransport {
             case .writeOutput:
                 if !write(connection.outbox) { machine.handle(.outputClosed, now: Self.now()) }
             case .wait(let wait):
-                guard self.wait(wait, machine: &machine) else { return 1 }
+                guard self.wait(wait, machine: &machine, outbox: connection.outbox) else { return 1 }
             case .exit(let code, let reason):
                 log(reason, status)
                 return code
@@ -99,12 +102,18 @@ public final class StdioTransport {
     /// Polls as `wait` says, runs the main queue when it has jobs, and reports to `machine` what happened
     /// to the input. Returns false when `poll` failed.
     @MainActor
-    private func wait(_ wait: StdioTransportMachine.Wait, machine: inout StdioTransportMachine) -> Bool {
+    private func wait(_ wait: StdioTransportMachine.Wait, machine: inout StdioTransportMachine, outbox: Outbox) -> Bool {
         // Jobs this thread queued (an action's next step, its commit): run them now, the machine writes what
         // they answered, and asks again.
         if runsWithoutPoll < Self.maxRunsWithoutPoll, cmq_jobs_queued() {
             runsWithoutPoll += 1
             _ = cmq_run_jobs()
+            return true
+        }
+        // Output held for its barrier (a commit's sync) and nothing left to run: pass it (sync once for every
+        // commit so far), and the machine writes it.
+        if !cmq_jobs_queued(), let barrier = outbox.barrier, outbox.writableCount < outbox.pending.count {
+            barrier.pass()
             return true
         }
         runsWithoutPoll = 0
@@ -159,12 +168,12 @@ public final class StdioTransport {
         return true
     }
 
-    /// Writes what the output takes now (all of it when the output is blocking). Returns false when the
-    /// reader is gone.
+    /// Writes what the output takes now of what the outbox lets go (all of it when the output is blocking).
+    /// Returns false when the reader is gone.
     @MainActor
     private func write(_ outbox: Outbox) -> Bool {
-        while !outbox.pending.isEmpty {
-            let written = outbox.pending.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+        while case let count = outbox.writableCount, count > 0 {
+            let written = outbox.pending.withUnsafeBytes { Glibc.write(output, $0.baseAddress, count) }
             if written < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { return true }

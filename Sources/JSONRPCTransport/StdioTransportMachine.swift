@@ -23,6 +23,9 @@ import JSONRPC
 ///   driver watches it for a hang-up instead. After one, the client has the drain timeout to read again
 ///   before the machine gives up; if it reads again, the input is read to its end as usual.
 /// - **Output closed.** When the reader of the output is gone, the machine exits at once.
+/// - **Held output.** Bytes the outbox holds back (``Status/writableOutputBytes`` counts the others) are not
+///   written nor waited to be writable; they count for flow control and for the drain. The driver lets them
+///   go (``StdioTransport`` passes the outbox's barrier when it runs out of jobs).
 public struct StdioTransportMachine: Sendable {
     /// Tunables.
     public struct Configuration: Sendable, Equatable {
@@ -137,7 +140,7 @@ public struct StdioTransportMachine: Sendable {
         }
         if writeDue {
             writeDue = false
-            if status.pendingOutputBytes > 0 { return .writeOutput }
+            if status.writableOutputBytes > 0 { return .writeOutput }
         }
         // Frames held back for want of room, now that a write or an answer may have made some.
         if let frame = nextFrame(status) {
@@ -162,7 +165,7 @@ public struct StdioTransportMachine: Sendable {
         let watchHangUp = input == .open && status.pendingOutputBytes >= configuration.maxPendingOutputBytes
         writeDue = true
         return .wait(Wait(
-            readInput: readInput, watchInputHangUp: watchHangUp, writeOutput: status.pendingOutputBytes > 0,
+            readInput: readInput, watchInputHangUp: watchHangUp, writeOutput: status.writableOutputBytes > 0,
             deadline: deadline))
     }
 

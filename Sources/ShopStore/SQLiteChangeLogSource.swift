@@ -27,7 +27,18 @@ struct SQLiteChangeLogSource: ChangeLogSource {
         try database.writer.read { try ChangeLog.lastSeq($0) }
     }
 
+    /// When the batch has other processes' entries and this server's commits do not sync the log themselves
+    /// (``ShopDatabase/logSync``), asks for a sync before it returns: what the server then shows of them waits
+    /// for it, as its own changes do, since the process that wrote them may not have synced them yet.
     func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
+        let batch = try await read(after: seq, knownSeqs: knownSeqs, limit: limit)
+        if let logSync = database.logSync, batch.entries.contains(where: { !knownSeqs.contains($0.seq) }) {
+            logSync.requestSync()
+        }
+        return batch
+    }
+
+    private func read(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
         try await database.writer.read { db in
             let read = try ChangeLog.entries(db, after: seq, limit: limit)
             let entries = try zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs)).map { entry, reading in

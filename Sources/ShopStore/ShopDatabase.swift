@@ -26,6 +26,9 @@ public final class ShopDatabase: Sendable {
     let nameOrder = NameOrder()
     /// How many writes of ``write(_:)`` are queued or running on the writer queue.
     private let queuedWrites = Locked(0)
+    /// The log's sync after commits that did not wait for it (``LogSyncing/deferred``); nil when
+    /// each commit syncs the log itself.
+    public let logSync: WriteAheadLogSync?
 
     /// How long a write waits for another connection or process before failing with `storageFailed`.
     public static let busyTimeout: TimeInterval = 5
@@ -35,11 +38,20 @@ public final class ShopDatabase: Sendable {
     ///   - path: A file path, or `":memory:"` for a private in-memory database.
     ///   - commits: Where cart changes and checkouts are committed (``CommitPlacement/writerQueue`` unless
     ///     the caller runs a thread that can commit them inline, as the server's main thread does).
+    ///   - logSyncing: When the log is synced after a commit (``LogSyncing/atCommit`` unless the caller holds
+    ///     back what it tells anyone until ``logSync`` says the commit is synced, as the server does).
     /// - Throws: ``ShopError`` `storageFailed` when the file cannot be opened or migrated.
-    public init(path: String, commits placement: CommitPlacement = .writerQueue) throws {
+    public init(path: String, commits placement: CommitPlacement = .writerQueue, logSyncing: LogSyncing = .atCommit) throws {
         self.path = path
         do {
             writer = try Self.open(path: path, configuration: Self.configuration)
+            if case .deferred = logSyncing, path != ":memory:" {
+                let sync = WriteAheadLogSync(databasePath: path)
+                try writer.writeWithoutTransaction { try sync.install(on: $0) }
+                logSync = sync
+            } else {
+                logSync = nil
+            }
         } catch {
             throw StorageError.openingFailed(path: path, error)
         }
@@ -50,6 +62,7 @@ public final class ShopDatabase: Sendable {
     init(path: String, writer: any DatabaseWriter) {
         self.path = path
         self.writer = writer
+        logSync = nil
         commits = GroupCommit(writer: writer)
     }
 

@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSONRPC
 import Logging
 import PostgresStore
 import Shop
@@ -28,6 +29,21 @@ enum OpenedStore {
             return ["database": "\(description)", "sqliteSettings": "\(result == 0 ? "applied" : "refused (\(result))")"]
         case .postgres: return ["database": "\(description)"]
         }
+    }
+
+    /// What the server's output waits for: a SQLite file's log sync when its commits do not wait for it
+    /// (``LogSyncing/deferred``), so that nothing said after a commit leaves before the commit is
+    /// on disk; nil when commits are durable when they return (PostgreSQL, `:memory:`, a sync at each commit).
+    var outputBarrier: (any OutputBarrier)? {
+        switch self {
+        case .sqlite(let database): database.logSync
+        case .postgres: nil
+        }
+    }
+
+    /// Syncs what was committed since the last sync (the server's end).
+    func syncLog() {
+        if case .sqlite(let database) = self { database.logSync?.pass() }
     }
 
     /// Every service over the database (see `ShopServices.live` and `ShopServices.postgres`): a SQLite file
@@ -80,3 +96,6 @@ enum OpenedStore {
         }
     }
 }
+
+/// The log sync is what the server's outbox waits for: its generations are the commits.
+extension WriteAheadLogSync: OutputBarrier {}

@@ -86,7 +86,9 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "storefront")
         // Cart changes and checkouts are committed on the main thread, at the end of the turn that asked for
         // them (the actions one read of the input brought share the transaction): no thread hand-off per write.
-        let database = try store.open(commits: .inline { job in MainQueue.async(job) }, logger: logger)
+        // A SQLite file's commits do not sync its log: the output waits for a sync (below), which the loop makes
+        // once it has nothing else to do, one for every commit of the turn.
+        let database = try store.open(commits: .inline { job in MainQueue.async(job) }, logSyncing: .deferred, logger: logger)
         let plan = try faults.map(FaultPlan.init(parsing:)) ?? .none
         var transportConfiguration = StdioTransport.Configuration()
         transportConfiguration.framing = framing
@@ -100,8 +102,12 @@ struct ServeCommand: ParsableCommand {
             let services = noAnalytics ? live.recordingNoAnalytics() : live
             // Tasks of requests and cart writes resume on the main queue the transport drains, not by way of
             // the global pool (see `MainQueueTaskExecutor`).
+            // Nothing the server writes after a commit leaves before the commit is on disk: an answer says
+            // success only once its change is stored, and no screen shows a change that a power cut could undo.
+            let outbox = Outbox()
+            outbox.barrier = database.outputBarrier
             let assembly = ServerAssembly(
-                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: Outbox(), logger: logger,
+                services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: outbox, logger: logger,
                 simulation: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
             logger.info("serving", metadata: database.logMetadata)
             let transport = StdioTransport(
@@ -115,6 +121,8 @@ struct ServeCommand: ParsableCommand {
                     logger.warning("could not delete the guest's cart", metadata: ["error": "\(error)"])
                 }
             }
+            // What was committed since the last sync (the writes above) is on disk before the process ends.
+            database.syncLog()
             return code
         }
         Glibc.exit(code)
@@ -153,12 +161,15 @@ struct StoreOptions: ParsableArguments {
     /// - Parameters:
     ///   - commits: where a SQLite database's group commit runs.
     ///   - logger: where a PostgreSQL database's pool and listener log.
-    func open(commits: CommitPlacement = .writerQueue, logger: Logger = Logger(label: "storefront.postgres")) throws -> OpenedStore {
+    ///   - logSyncing: when a SQLite file's log is synced after a commit.
+    func open(
+        commits: CommitPlacement = .writerQueue, logSyncing: LogSyncing = .atCommit, logger: Logger = Logger(label: "storefront.postgres")
+    ) throws -> OpenedStore {
         if let database, PostgresURL.isPostgres(database) {
             let url = try PostgresURL(database)
             return .postgres(try runBlocking { try await PostgresShopDatabase.open(url: url, logger: logger) })
         }
-        return .sqlite(try ShopDatabase(path: database ?? ShopDatabase.defaultPath(), commits: commits))
+        return .sqlite(try ShopDatabase(path: database ?? ShopDatabase.defaultPath(), commits: commits, logSyncing: logSyncing))
     }
 }
 

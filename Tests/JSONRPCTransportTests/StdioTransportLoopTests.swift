@@ -87,6 +87,41 @@ extension MainThreadJobTests {
             }
         }
 
+        @Test func outputHeldForItsBarrierIsLetGoByPassingItOnceTheJobsAreDone() throws {
+            let connection = Self.connection()
+            let barrier = CountingBarrier()
+            connection.outbox.barrier = barrier
+            // Each answer is enqueued after a "commit" the barrier has not passed: without the loop passing
+            // it, the answers would stay held and the client would give up.
+            connection.register(Self.method("commit"), handler: .task { _ in
+                barrier.commit()
+                return .integer(Int64(barrier.required))
+            })
+            let answers = try Self.serve(connection, requests: [
+                #"{"jsonrpc":"2.0","id":2,"method":"commit"}"#, #"{"jsonrpc":"2.0","id":3,"method":"commit"}"#,
+            ], oneAtATime: true)
+            #expect(answers[2]?["result"] == 1)
+            #expect(answers[3]?["result"] == 2)
+            // One pass per held answer (nothing else was held), each when the loop had run out of jobs.
+            #expect(barrier.passes == 2)
+            #expect(barrier.reached == 2)
+        }
+
+        /// A barrier whose generations are "commits" the test makes, passed only by `pass()`.
+        final class CountingBarrier: OutputBarrier {
+            private let state = Mutex((required: UInt64(0), reached: UInt64(0), passes: 0))
+            var required: UInt64 { state.withLock { $0.required } }
+            var reached: UInt64 { state.withLock { $0.reached } }
+            var passes: Int { state.withLock { $0.passes } }
+            func commit() { state.withLock { $0.required += 1 } }
+            func pass() {
+                state.withLock {
+                    $0.reached = $0.required
+                    $0.passes += 1
+                }
+            }
+        }
+
         static func connection() -> Connection {
             let connection = Connection(
                 identity: ServerIdentity(name: "test", version: "1", protocolVersion: "1"), outbox: Outbox(),

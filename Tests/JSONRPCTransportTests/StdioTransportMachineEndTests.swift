@@ -24,6 +24,23 @@ import Testing
         #expect(session.dispatched == ["ping", "slow"])
     }
 
+    @Test func heldOutputIsNeitherWrittenNorWaitedForButTheSessionEndsOnlyOnceItIsWritten() {
+        var session = MachineSession()
+        _ = session.run()
+        session.receive("ping\n")
+        session.handle(.inputEnded)
+        // 10 bytes held for the outbox's barrier (a commit's sync): the answer is written, they are not, and
+        // the wait does not ask for room to write them; the session does not end with them pending.
+        session.status.pendingOutputBytes = 10
+        session.status.heldOutputBytes = 10
+        #expect(session.run() == [message("ping"), .runMainQueue, .writeOutput, .wait(Wait(readInput: false, deadline: .seconds(5)))])
+        #expect(session.status.pendingOutputBytes == 10)
+        #expect(session.run() == [.wait(Wait(readInput: false, deadline: .seconds(5)))])
+        // Let go (the driver passed the barrier): written, and only then the end.
+        session.status.heldOutputBytes = 0
+        #expect(session.run() == [.writeOutput, .exit(code: 0, reason: .finished)])
+    }
+
     @Test func endOfInputInsideAFrameIsAnsweredWithAFramingError() {
         var configuration = Machine.Configuration.small
         configuration.framing = .lsp

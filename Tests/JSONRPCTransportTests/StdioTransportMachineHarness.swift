@@ -69,7 +69,7 @@ struct MachineSession {
                 if outputClosed {
                     machine.handle(.outputClosed, now: now)
                 } else {
-                    status.pendingOutputBytes -= min(outputRoom, status.pendingOutputBytes)
+                    status.pendingOutputBytes -= min(outputRoom, status.writableOutputBytes)
                 }
             case .wait, .exit:
                 return actions

@@ -37,6 +37,16 @@ import Testing
         #expect(synchronous == 2)  // FULL: the log is synced at every commit.
     }
 
+    @Test func aDatabaseWhoseOwnerSyncsCommitsWithoutSyncing() async throws {
+        let folder = try TemporaryFolder()
+        let database = try ShopDatabase(path: folder.databasePath, logSyncing: .deferred)
+        let synchronous = try await database.writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(synchronous == 1)  // NORMAL: the server syncs (WriteAheadLogSync) before it says anything.
+        #expect(database.logSync != nil)
+        // In memory there is nothing to sync.
+        #expect(try ShopDatabase(path: ":memory:", logSyncing: .deferred).logSync == nil)
+    }
+
     @Test func seedingIsDeterministicAcrossDatabases() async throws {
         let one = try ShopDatabase(path: ":memory:")
         let two = try ShopDatabase(path: ":memory:")

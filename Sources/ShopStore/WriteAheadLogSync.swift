@@ -1,0 +1,130 @@
+import GRDB
+import GRDBSQLite
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Syncs a database file's write-ahead log when its owner asks, after commits that did not sync it, and counts
+/// how far the syncs have come: so that a server can commit without waiting for the disk, hold back every byte
+/// it writes after a commit, and sync once before it lets them go.
+///
+/// With `synchronous = FULL` each commit syncs the log before it returns. A turn of the server's main thread
+/// that commits several times (an add and the checkout after it, which cannot share a transaction) then waits
+/// for the disk once per commit. Here the writer commits at `synchronous = NORMAL` (the pages are written to
+/// the log, not synced) and the server syncs when it has nothing else to do, before it writes what it held
+/// back: one sync for every commit of the turn. An answer still says success only once its change is on disk.
+///
+/// Generations: every commit of the writer's connection (whatever wrote it: a SQLite WAL hook counts them)
+/// and every ``requestSync()`` takes the next one (``required``); ``reached`` is the last one whose pages were
+/// synced. A sync covers every page written to the log before it starts, whichever connection or process
+/// wrote it.
+///
+/// A sync that fails leaves the file's state unknown (the kernel may have dropped the pages it could not
+/// write): the process logs it and exits at once, without writing what it held back, as PostgreSQL does on a
+/// failed `fsync`. Nothing acknowledged is lost.
+///
+/// ```swift
+/// let database = try ShopDatabase(path: path, logSyncing: .deferred)
+/// outbox.barrier = database.logSync   // nothing written after a commit leaves before its sync
+/// ```
+public final class WriteAheadLogSync: Sendable {
+    /// What syncs the log's descriptor: `fdatasync`, or a test's stand-in. Returns 0, or an `errno`.
+    public typealias Syncer = @Sendable (_ descriptor: Int32) -> Int32
+
+    private let walPath: String
+    private let syncer: Syncer
+    private let logger: Logger
+    private let committed = Atomic<UInt64>(0)
+    private let synced = Atomic<UInt64>(0)
+    /// The log's descriptor, opened at the first sync; held while syncing, so that syncs do not overlap.
+    private let descriptor = Mutex<Int32>(-1)
+
+    /// A sync of the log of the database file at `databasePath` (`<databasePath>-wal`).
+    /// - Parameters:
+    ///   - syncer: what syncs the log (`fdatasync` unless a test stands in for it).
+    ///   - logger: where a failed sync is reported before the process exits.
+    public init(
+        databasePath: String, syncer: @escaping Syncer = { fdatasync($0) == 0 ? 0 : errno },
+        logger: Logger = Logger(label: "storefront.log-sync")
+    ) {
+        walPath = databasePath + "-wal"
+        self.syncer = syncer
+        self.logger = logger
+    }
+
+    /// The generation that what is written now must wait for: that of the last commit (or request).
+    public var required: UInt64 { committed.load(ordering: .acquiring) }
+
+    /// The last generation whose pages are synced.
+    public var reached: UInt64 { synced.load(ordering: .acquiring) }
+
+    /// Counts a commit made without a sync. Any thread; called by the writer connection's WAL hook, inside the
+    /// commit, so before anyone hears of it.
+    func noteCommit() {
+        committed.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Asks for a sync of what the log holds now (pages another process committed and may not have synced
+    /// yet): what is written from now on waits for it, as after a commit. Any thread.
+    public func requestSync() {
+        noteCommit()
+    }
+
+    /// Syncs the log unless every generation so far is synced, so that ``reached`` is at least what
+    /// ``required`` was on the call. Blocks for the sync (~0.2 ms here); exits the process when it fails.
+    /// Any thread.
+    public func pass() {
+        let target = committed.load(ordering: .acquiring)
+        guard target > synced.load(ordering: .acquiring) else { return }
+        descriptor.withLock { descriptor in
+            // Another thread's sync, which this one waited for, may have covered it.
+            guard target > synced.load(ordering: .acquiring) else { return }
+            if descriptor < 0 { descriptor = open(walPath, O_RDONLY | O_CLOEXEC) }
+            // No log: the last connection to close checkpointed it into the database file and synced that.
+            let error = descriptor < 0 ? (errno == ENOENT ? 0 : errno) : syncer(descriptor)
+            guard error == 0 else {
+                logger.critical(
+                    "could not sync the database's log; exiting without acknowledging what it holds",
+                    metadata: ["path": "\(walPath)", "errno": "\(error)", "error": "\(String(cString: strerror(error)))"])
+                _exit(74)  // EX_IOERR
+            }
+            synced.store(target, ordering: .releasing)
+        }
+    }
+
+    deinit {
+        descriptor.withLock { if $0 >= 0 { close($0) } }
+    }
+
+    /// Makes `db` (the writer's connection) commit without syncing and count each commit here. The hook that
+    /// counts replaces SQLite's automatic checkpoint, so it checkpoints as that did (passively, once the log
+    /// has as many pages as `PRAGMA wal_autocheckpoint` says).
+    func install(on db: Database) throws {
+        let pages = try Int32.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 1000
+        // The hook's context, kept for the connection's life (one per database opened this way).
+        let context = Unmanaged.passRetained(WALHook(sync: self, autoCheckpointPages: pages)).toOpaque()
+        sqlite3_wal_hook(db.sqliteConnection, { context, connection, name, pages in
+            let hook = Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue()
+            hook.sync.noteCommit()
+            if hook.autoCheckpointPages > 0, pages >= hook.autoCheckpointPages {
+                sqlite3_wal_checkpoint(connection, name)
+            }
+            return SQLITE_OK
+        }, context)
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
+
+    /// The WAL hook's context.
+    private final class WALHook: Sendable {
+        let sync: WriteAheadLogSync
+        let autoCheckpointPages: Int32
+
+        init(sync: WriteAheadLogSync, autoCheckpointPages: Int32) {
+            self.sync = sync
+            self.autoCheckpointPages = autoCheckpointPages
+        }
+    }
+}
