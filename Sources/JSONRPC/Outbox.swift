@@ -15,7 +15,9 @@ public final class Outbox {
     /// commit is on disk.
     public var barrier: (any OutputBarrier)?
     /// Where held bytes start in ``pending``, each run with the generation it waits for (increasing).
-    private var holds: [(start: Int, generation: UInt64)] = []
+    /// (Read ~20 times an action, by the transport's status: without the dynamic exclusivity checks, which
+    /// cost more than the read; only this class's main-actor methods touch it, none while another runs.)
+    @exclusivity(unchecked) private var holds: [(start: Int, generation: UInt64)] = []
     private var scratch: [UInt8] = []
     /// Called by the transport when pending output has fallen to ``lowWatermark`` or below after being
     /// above it: producers that held back (coalescing their updates) may send again.
@@ -97,13 +99,16 @@ public final class Outbox {
     /// How many of the pending bytes may be written now: those before the first run whose generation the
     /// barrier has not reached.
     public var writableCount: Int {
-        guard let first = holds.first else { return pending.count }
+        holds.isEmpty ? pending.count : writableCountLettingGo()
+    }
+
+    /// ``writableCount`` with bytes held: lets go of the runs whose generation the barrier has reached.
+    private func writableCountLettingGo() -> Int {
         let reached = barrier?.reached ?? .max
-        guard first.generation > reached else {
-            holds.removeAll { $0.generation <= reached }
-            return holds.first?.start ?? pending.count
-        }
-        return first.start
+        var passed = 0
+        while passed < holds.count, holds[passed].generation <= reached { passed += 1 }
+        if passed > 0 { holds.removeFirst(passed) }
+        return holds.first?.start ?? pending.count
     }
 
     /// Drops the first `count` pending bytes (they were written: never more than ``writableCount``).
