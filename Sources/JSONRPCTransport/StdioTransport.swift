@@ -18,8 +18,8 @@ import Glibc
 /// are still looked at) and without a descriptor written per job; what each round answered is written
 /// before the next one runs (a commit's sync then waits behind the patches already made). Output the outbox
 /// holds for its barrier (what a server says after a commit that its log sync has not yet covered) is let go
-/// when the loop runs out of jobs: it passes the barrier (syncs, once for every commit of the turn) instead of
-/// sleeping with output held. Everything one
+/// when the loop would poll (out of jobs, or after the rounds above): it passes the barrier (syncs, once for
+/// every commit since) instead of polling with output held. Everything one
 /// read brings is parsed and dispatched in one main-actor turn, and the answers go out with one `write`.
 /// Input is not read while too much output is pending or too many requests are in flight, so memory is
 /// bounded by that window rather than by how fast the client writes.
@@ -110,9 +110,10 @@ public final class StdioTransport {
             _ = cmq_run_jobs()
             return true
         }
-        // Output held for its barrier (a commit's sync) and nothing left to run: pass it (sync once for every
+        // Output held for its barrier (a commit's sync), and the loop would poll (no jobs left, or the rounds
+        // without a poll used up: jobs that keep coming do not hold it longer): pass it (sync once for every
         // commit so far), and the machine writes it.
-        if !cmq_jobs_queued(), let barrier = outbox.barrier, outbox.writableCount < outbox.pending.count {
+        if let barrier = outbox.barrier, outbox.writableCount < outbox.pending.count {
             barrier.pass()
             return true
         }

@@ -52,9 +52,14 @@ package enum IdempotencyRecord {
 struct LiveIdempotencyService: IdempotencyService {
     let database: ShopDatabase
 
+    /// A record found is another write's outcome, about to be replayed as a success: when this server's log
+    /// is synced on demand, a sync is asked for first, since the process that wrote it may not have synced it
+    /// (its answer waits for the sync, as a write's does).
     func record(of key: String) async throws -> (fingerprint: String, outcome: IdempotentOutcome)? {
-        try await StorageError.mapping {
+        let record = try await StorageError.mapping {
             try await database.writer.read { db in try IdempotencyRecord.record(db, key: key) }
         }
+        if record != nil { database.logSync?.requestSync() }
+        return record
     }
 }

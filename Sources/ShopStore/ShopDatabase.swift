@@ -46,7 +46,7 @@ public final class ShopDatabase: Sendable {
         do {
             writer = try Self.open(path: path, configuration: Self.configuration)
             if case .deferred = logSyncing, path != ":memory:" {
-                let sync = WriteAheadLogSync(databasePath: path)
+                let sync = WriteAheadLogSync()
                 try writer.writeWithoutTransaction { try sync.install(on: $0) }
                 logSync = sync
             } else {
@@ -55,7 +55,9 @@ public final class ShopDatabase: Sendable {
         } catch {
             throw StorageError.openingFailed(path: path, error)
         }
-        commits = GroupCommit(writer: writer, placement: placement, isWriterQueueBusy: { [queuedWrites] in queuedWrites.withLock { $0 > 0 } })
+        commits = GroupCommit(
+            writer: writer, placement: placement, isWriterQueueBusy: { [queuedWrites] in queuedWrites.withLock { $0 > 0 } },
+            willCommit: { [logSync] in logSync?.noteCommit() })
     }
 
     /// Wraps a connection that is already open and migrated (see `ShopDatabase+Copy.swift`).
@@ -72,7 +74,14 @@ public final class ShopDatabase: Sendable {
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         queuedWrites.withLock { $0 += 1 }
         defer { queuedWrites.withLock { $0 -= 1 } }
-        return try await writer.write(updates)
+        // Counted before GRDB commits (see `WriteAheadLogSync.noteCommit`): the writer queue's commit is read
+        // by other threads before its WAL hook runs.
+        guard let logSync else { return try await writer.write(updates) }
+        return try await writer.write { db in
+            let result = try updates(db)
+            logSync.noteCommit()
+            return result
+        }
     }
 
     /// The settings of every connection: the busy timeout, foreign keys, and the SQL functions of ``SeqSet``.

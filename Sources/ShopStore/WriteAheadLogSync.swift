@@ -27,30 +27,26 @@ import Glibc
 /// failed `fsync`. Nothing acknowledged is lost.
 ///
 /// ```swift
-/// let database = try ShopDatabase(path: path, logSyncing: .deferred)
+/// let database = try ShopDatabase(path: path, commits: .inline { MainQueue.async($0) }, logSyncing: .deferred)
 /// outbox.barrier = database.logSync   // nothing written after a commit leaves before its sync
 /// ```
 public final class WriteAheadLogSync: Sendable {
     /// What syncs the log's descriptor: `fdatasync`, or a test's stand-in. Returns 0, or an `errno`.
     public typealias Syncer = @Sendable (_ descriptor: Int32) -> Int32
 
-    private let walPath: String
     private let syncer: Syncer
     private let logger: Logger
     private let committed = Atomic<UInt64>(0)
     private let synced = Atomic<UInt64>(0)
-    /// The log's descriptor, opened at the first sync; held while syncing, so that syncs do not overlap.
-    private let descriptor = Mutex<Int32>(-1)
+    /// The log's path and descriptor, opened by ``install(on:)``; held while syncing, so that syncs do not
+    /// overlap.
+    private let log = Mutex<(path: String, descriptor: Int32)>(("", -1))
 
-    /// A sync of the log of the database file at `databasePath` (`<databasePath>-wal`).
+    /// A sync of a database's log, to be installed on its writer's connection (``install(on:)``).
     /// - Parameters:
     ///   - syncer: what syncs the log (`fdatasync` unless a test stands in for it).
     ///   - logger: where a failed sync is reported before the process exits.
-    public init(
-        databasePath: String, syncer: @escaping Syncer = { fdatasync($0) == 0 ? 0 : errno },
-        logger: Logger = Logger(label: "storefront.log-sync")
-    ) {
-        walPath = databasePath + "-wal"
+    public init(syncer: @escaping Syncer = { fdatasync($0) == 0 ? 0 : errno }, logger: Logger = Logger(label: "storefront.log-sync")) {
         self.syncer = syncer
         self.logger = logger
     }
@@ -61,8 +57,10 @@ public final class WriteAheadLogSync: Sendable {
     /// The last generation whose pages are synced.
     public var reached: UInt64 { synced.load(ordering: .acquiring) }
 
-    /// Counts a commit made without a sync. Any thread; called by the writer connection's WAL hook, inside the
-    /// commit, so before anyone hears of it.
+    /// Counts a commit made without a sync. Any thread. Called just before the writer commits (by the group
+    /// commit and ``ShopDatabase``'s writes), so before another connection can read what it commits, and
+    /// again by the writer's WAL hook just after any commit (which another connection may read first: a
+    /// backstop for a commit made some other way).
     func noteCommit() {
         committed.add(1, ordering: .acquiringAndReleasing)
     }
@@ -79,32 +77,46 @@ public final class WriteAheadLogSync: Sendable {
     public func pass() {
         let target = committed.load(ordering: .acquiring)
         guard target > synced.load(ordering: .acquiring) else { return }
-        descriptor.withLock { descriptor in
+        log.withLock { log in
             // Another thread's sync, which this one waited for, may have covered it.
             guard target > synced.load(ordering: .acquiring) else { return }
-            if descriptor < 0 { descriptor = open(walPath, O_RDONLY | O_CLOEXEC) }
-            // No log: the last connection to close checkpointed it into the database file and synced that.
-            let error = descriptor < 0 ? (errno == ENOENT ? 0 : errno) : syncer(descriptor)
-            guard error == 0 else {
-                logger.critical(
-                    "could not sync the database's log; exiting without acknowledging what it holds",
-                    metadata: ["path": "\(walPath)", "errno": "\(error)", "error": "\(String(cString: strerror(error)))"])
-                _exit(74)  // EX_IOERR
-            }
+            let error = log.descriptor < 0 ? EBADF : syncer(log.descriptor)
+            if error != 0 { Self.exit(logger, "could not sync the database's log", path: log.path, errno: error) }
             synced.store(target, ordering: .releasing)
         }
     }
 
-    deinit {
-        descriptor.withLock { if $0 >= 0 { close($0) } }
+    /// Logs why and ends the process at once, writing nothing more (no acknowledgement of what was held).
+    private static func exit(_ logger: Logger, _ message: Logger.Message, path: String, errno error: Int32) -> Never {
+        logger.critical(
+            "\(message); exiting without acknowledging what it holds",
+            metadata: ["path": "\(path)", "errno": "\(error)", "error": "\(String(cString: strerror(error)))"])
+        _exit(74)  // EX_IOERR
     }
 
     /// Makes `db` (the writer's connection) commit without syncing and count each commit here. The hook that
     /// counts replaces SQLite's automatic checkpoint, so it checkpoints as that did (passively, once the log
     /// has as many pages as `PRAGMA wal_autocheckpoint` says).
+    ///
+    /// The log is the one SQLite writes (`sqlite3_filename_wal`: beside the file a symbolic link names, say),
+    /// opened now, while the connection keeps it in place: no other process deletes a log while a connection
+    /// to its database is open. Nothing may set `PRAGMA wal_autocheckpoint` on the connection afterwards: that
+    /// replaces the hook, and commits would go uncounted.
     func install(on db: Database) throws {
+        let main = sqlite3_db_filename(db.sqliteConnection, "main")
+        guard let main, let walName = sqlite3_filename_wal(main) else { throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "no log") }
+        let path = String(cString: walName)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot open the log \(path): errno \(errno)")
+        }
+        log.withLock { log in
+            if log.descriptor >= 0 { close(log.descriptor) }
+            log = (path, descriptor)
+        }
         let pages = try Int32.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 1000
-        // The hook's context, kept for the connection's life (one per database opened this way).
+        // The hook's context, kept for the connection's life (one per database opened this way, and this sync
+        // with it: its descriptor stays open until the process ends).
         let context = Unmanaged.passRetained(WALHook(sync: self, autoCheckpointPages: pages)).toOpaque()
         sqlite3_wal_hook(db.sqliteConnection, { context, connection, name, pages in
             let hook = Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue()

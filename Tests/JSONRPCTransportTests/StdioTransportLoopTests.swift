@@ -107,6 +107,35 @@ extension MainThreadJobTests {
             #expect(barrier.reached == 2)
         }
 
+        @Test func heldOutputIsLetGoWhileTheMainThreadsJobsKeepComing() throws {
+            let connection = Self.connection()
+            let barrier = CountingBarrier()
+            connection.outbox.barrier = barrier
+            // As above: without a pass once the rounds without a poll are used up, the commit's answer would
+            // leave only after the last of these jobs, and `count` would be read after them.
+            let chain = JobChain(limit: 20_000_000)
+            connection.register(Self.method("spin"), handler: .immediate { _ in
+                chain.start()
+                return [:]
+            })
+            connection.register(Self.method("commit"), handler: .immediate { _ in
+                barrier.commit()
+                return .integer(Int64(barrier.required))
+            })
+            connection.register(Self.method("count"), handler: .immediate { _ in
+                chain.stop()
+                return .integer(Int64(chain.runs))
+            })
+            let answers = try Self.serve(connection, requests: [
+                #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"commit"}"#,
+                #"{"jsonrpc":"2.0","id":4,"method":"count"}"#,
+            ], oneAtATime: true)
+            chain.stop()
+            #expect(answers[3]?["result"] == 1)
+            let runs = try #require(answers[4]?["result"]?.integerValue)
+            #expect(runs > 0 && runs < 20_000_000)
+        }
+
         /// A barrier whose generations are "commits" the test makes, passed only by `pass()`.
         final class CountingBarrier: OutputBarrier {
             private let state = Mutex((required: UInt64(0), reached: UInt64(0), passes: 0))
