@@ -102,6 +102,12 @@ public final class Outbox {
         holds.isEmpty ? pending.count : writableCountLettingGo()
     }
 
+    /// How many of the pending bytes are held for the barrier (0 without one): what is not ``writableCount``.
+    /// Cheap when none are, as on every turn of a server that did not just commit.
+    public var heldCount: Int {
+        holds.isEmpty ? 0 : pending.count - writableCountLettingGo()
+    }
+
     /// ``writableCount`` with bytes held: lets go of the runs whose generation the barrier has reached.
     private func writableCountLettingGo() -> Int {
         let reached = barrier?.reached ?? .max

@@ -113,7 +113,7 @@ public final class StdioTransport {
         // Output held for its barrier (a commit's sync), and the loop would poll (no jobs left, or the rounds
         // without a poll used up: jobs that keep coming do not hold it longer): pass it (sync once for every
         // commit so far), and the machine writes it.
-        if let barrier = outbox.barrier, outbox.writableCount < outbox.pending.count {
+        if outbox.heldCount > 0, let barrier = outbox.barrier {
             barrier.pass()
             return true
         }

@@ -27,8 +27,7 @@ extension StdioTransportMachine {
         public init(of connection: Connection) {
             let outbox = connection.outbox
             self.init(
-                pendingOutputBytes: outbox.pending.count, heldOutputBytes: outbox.pending.count - outbox.writableCount,
-                requestsInFlight: connection.inFlightCount,
+                pendingOutputBytes: outbox.pending.count, heldOutputBytes: outbox.heldCount, requestsInFlight: connection.inFlightCount,
                 exitCode: connection.exitCode)
         }
     }
