@@ -18,6 +18,14 @@ import Testing
 
     static func line(_ text: String) -> [UInt8] { Array("\"\(text)\"\n".utf8) }
 
+    /// An outbox whose bytes wait for a barrier the test moves.
+    static func outboxWithBarrier() -> (Outbox, ManualBarrier) {
+        let outbox = Outbox()
+        let barrier = ManualBarrier()
+        outbox.barrier = barrier
+        return (outbox, barrier)
+    }
+
     @Test func withoutABarrierEverythingIsWritable() {
         let outbox = Outbox()
         outbox.enqueue("a")
@@ -25,9 +33,7 @@ import Testing
     }
 
     @Test func bytesEnqueuedBeforeACommitGoAndThoseAfterItWaitForItsGeneration() {
-        let outbox = Outbox()
-        let barrier = ManualBarrier()
-        outbox.barrier = barrier
+        let (outbox, barrier) = Self.outboxWithBarrier()
         outbox.enqueue("before")
         barrier.commit()
         outbox.enqueue("after1")
@@ -44,9 +50,7 @@ import Testing
     }
 
     @Test func bytesEnqueuedOnceTheBarrierPassedStillWaitBehindHeldOnes() {
-        let outbox = Outbox()
-        let barrier = ManualBarrier()
-        outbox.barrier = barrier
+        let (outbox, barrier) = Self.outboxWithBarrier()
         barrier.commit()
         outbox.enqueue("held")
         barrier.commit()
@@ -62,9 +66,7 @@ import Testing
     }
 
     @Test func aPartialWriteKeepsWhereTheHeldBytesStart() {
-        let outbox = Outbox()
-        let barrier = ManualBarrier()
-        outbox.barrier = barrier
+        let (outbox, barrier) = Self.outboxWithBarrier()
         outbox.enqueue("abcdef")
         barrier.commit()
         outbox.enqueue("held")

@@ -48,6 +48,18 @@ extension MainThreadJobTests {
             let connection = Self.connection()
             // Far more jobs than the client needs to be scheduled and write (a few seconds of them): without
             // the cap on rounds without a poll, `count` would be read only after the last.
+            let chain = Self.registerJobChain(on: connection)
+            let answers = try Self.serve(connection, requests: [
+                #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"count"}"#,
+            ], oneAtATime: true)
+            chain.stop()
+            let runs = try #require(answers[3]?["result"]?.integerValue)
+            #expect(runs > 0 && runs < 20_000_000)
+        }
+
+        /// Registers `spin`, which starts a chain of 20 million jobs of the main thread (a few seconds of them),
+        /// and `count`, which stops it and answers how many ran.
+        static func registerJobChain(on connection: Connection) -> JobChain {
             let chain = JobChain(limit: 20_000_000)
             connection.register(Self.method("spin"), handler: .immediate { _ in
                 chain.start()
@@ -57,12 +69,7 @@ extension MainThreadJobTests {
                 chain.stop()
                 return .integer(Int64(chain.runs))
             })
-            let answers = try Self.serve(connection, requests: [
-                #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"count"}"#,
-            ], oneAtATime: true)
-            chain.stop()
-            let runs = try #require(answers[3]?["result"]?.integerValue)
-            #expect(runs > 0 && runs < 20_000_000)
+            return chain
         }
 
         /// Jobs of the main thread that queue the next one until stopped or `limit` have run.
@@ -113,18 +120,10 @@ extension MainThreadJobTests {
             connection.outbox.barrier = barrier
             // As above: without a pass once the rounds without a poll are used up, the commit's answer would
             // leave only after the last of these jobs, and `count` would be read after them.
-            let chain = JobChain(limit: 20_000_000)
-            connection.register(Self.method("spin"), handler: .immediate { _ in
-                chain.start()
-                return [:]
-            })
+            let chain = Self.registerJobChain(on: connection)
             connection.register(Self.method("commit"), handler: .immediate { _ in
                 barrier.commit()
                 return .integer(Int64(barrier.required))
-            })
-            connection.register(Self.method("count"), handler: .immediate { _ in
-                chain.stop()
-                return .integer(Int64(chain.runs))
             })
             let answers = try Self.serve(connection, requests: [
                 #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"commit"}"#,
