@@ -113,9 +113,11 @@ public final class StdioTransport {
         // Output held for its barrier (a commit's sync), and the loop would poll (no jobs left, or the rounds
         // without a poll used up: jobs that keep coming do not hold it longer): pass it (sync once for every
         // commit so far), and the machine writes it.
+        // Still held after the pass (a commit under way on another thread, which the sync may have missed): poll,
+        // and the commit's caller, resumed on this thread, wakes the loop to pass it again.
         if outbox.heldCount > 0, let barrier = outbox.barrier {
             barrier.pass()
-            return true
+            if outbox.heldCount == 0 { return true }
         }
         runsWithoutPoll = 0
         // A hang-up is watched with no events: POLLHUP is reported whatever the events.

@@ -42,8 +42,9 @@ final class GroupCommit: Sendable {
     /// on its thread (and they may wait for another process's lock), so the group goes to the queue instead.
     private let isWriterQueueBusy: @Sendable () -> Bool
     /// Called just before each `COMMIT` (a deferred log sync counts the commit then, before other
-    /// connections can read it).
+    /// connections can read it), and once it has ended, committed or not.
     private let willCommit: @Sendable () -> Void
+    private let didCommit: @Sendable () -> Void
     private let queue = Locked(Queue())
     /// What the writes of the transaction under way asked to run once it ends (see ``afterTransaction(_:)``).
     private let transactionEnd = Locked<[@Sendable (_ committed: Bool) -> Void]>([])
@@ -55,15 +56,18 @@ final class GroupCommit: Sendable {
     /// A group commit over `writer`, committing where `placement` says.
     /// - Parameter isWriterQueueBusy: whether writes other than this group commit's are queued on the
     ///   writer's queue now (with the inline placement, a group then goes to the queue behind them).
-    /// - Parameter willCommit: called on the writer just before each `COMMIT`.
+    /// - Parameters:
+    ///   - willCommit: called on the writer just before each `COMMIT`.
+    ///   - didCommit: called on the writer once that `COMMIT` has ended, whether it committed or not.
     init(
         writer: any DatabaseWriter, placement: CommitPlacement = .writerQueue, isWriterQueueBusy: @escaping @Sendable () -> Bool = { false },
-        willCommit: @escaping @Sendable () -> Void = {}
+        willCommit: @escaping @Sendable () -> Void = {}, didCommit: @escaping @Sendable () -> Void = {}
     ) {
         self.writer = writer
         self.placement = placement
         self.isWriterQueueBusy = isWriterQueueBusy
         self.willCommit = willCommit
+        self.didCommit = didCommit
     }
 
     /// Runs `body` once the transaction of the write calling this ends, with whether it committed: called
@@ -240,7 +244,7 @@ final class GroupCommit: Sendable {
     /// - Parameter began: called once the transaction has begun, before the write runs.
     /// - Throws: the database error that made the transaction fail.
     private func commitAlone(_ pending: Pending, _ db: Database, began: () -> Void) throws -> (any Error)? {
-        try Self.inTransaction(db, began: began, willCommit: willCommit) {
+        try Self.inTransaction(db, began: began, willCommit: willCommit, didCommit: didCommit) {
             do {
                 try pending.run(db)
                 endWrite(kept: true)
@@ -256,7 +260,7 @@ final class GroupCommit: Sendable {
     /// - Parameter began: called once the transaction has begun, before the writes run.
     /// - Throws: the database error that made the whole transaction fail.
     private func commitTogether(_ group: [Pending], _ db: Database, began: () -> Void) throws -> [(any Error)?] {
-        try Self.inTransaction(db, began: began, willCommit: willCommit) {
+        try Self.inTransaction(db, began: began, willCommit: willCommit, didCommit: didCommit) {
             try group.map { pending in
                 try Statements.savepoint(db).execute([])
                 do {
@@ -277,10 +281,10 @@ final class GroupCommit: Sendable {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction, committed unless every write failed (a lone write that
     /// failed is rolled back), with statements compiled once per connection: GRDB's `inTransaction`
     /// compiles `BEGIN` and `COMMIT` each time (~40k instructions of a cart change).
-    /// `willCommit` runs just before `COMMIT`.
+    /// `willCommit` runs just before `COMMIT`, `didCommit` once it has ended.
     /// - Throws: the error of `BEGIN`, or of `body` or `COMMIT`, after which the transaction is rolled back.
     private static func inTransaction(
-        _ db: Database, began: () -> Void, willCommit: () -> Void, _ body: () throws -> [(any Error)?]
+        _ db: Database, began: () -> Void, willCommit: () -> Void, didCommit: () -> Void, _ body: () throws -> [(any Error)?]
     ) throws -> [(any Error)?] {
         try Statements.begin(db).execute([])
         began()
@@ -290,6 +294,7 @@ final class GroupCommit: Sendable {
                 try Statements.rollback(db).execute([])
             } else {
                 willCommit()
+                defer { didCommit() }
                 try Statements.commit(db).execute([])
             }
             return errors

@@ -57,7 +57,7 @@ public final class ShopDatabase: Sendable {
         }
         commits = GroupCommit(
             writer: writer, placement: placement, isWriterQueueBusy: { [queuedWrites] in queuedWrites.withLock { $0 > 0 } },
-            willCommit: { [logSync] in logSync?.noteCommit() })
+            willCommit: { [logSync] in logSync?.willCommit() }, didCommit: { [logSync] in logSync?.didCommit() })
     }
 
     /// Wraps a connection that is already open and migrated (see `ShopDatabase+Copy.swift`).
@@ -77,9 +77,10 @@ public final class ShopDatabase: Sendable {
         // Counted before GRDB commits (see `WriteAheadLogSync.noteCommit`): the writer queue's commit is read
         // by other threads before its WAL hook runs.
         guard let logSync else { return try await writer.write(updates) }
+        defer { logSync.didCommit() }
         return try await writer.write { db in
             let result = try updates(db)
-            logSync.noteCommit()
+            logSync.willCommit()
             return result
         }
     }

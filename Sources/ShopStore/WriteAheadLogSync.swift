@@ -38,6 +38,9 @@ public final class WriteAheadLogSync: Sendable {
     private let logger: Logger
     private let committed = Atomic<UInt64>(0)
     private let synced = Atomic<UInt64>(0)
+    /// The generation of the commit under way on another thread (counted, its pages perhaps not yet written),
+    /// 0 when none is: a sync meanwhile may miss its pages, so it does not count as passing it.
+    private let committing = Atomic<UInt64>(0)
     /// The log's path and descriptor, opened by ``install(on:)``; held while syncing, so that syncs do not
     /// overlap.
     private let log = Mutex<(path: String, descriptor: Int32)>(("", -1))
@@ -57,12 +60,26 @@ public final class WriteAheadLogSync: Sendable {
     /// The last generation whose pages are synced.
     public var reached: UInt64 { synced.load(ordering: .acquiring) }
 
-    /// Counts a commit made without a sync. Any thread. Called just before the writer commits (by the group
-    /// commit and ``ShopDatabase``'s writes), so before another connection can read what it commits, and
-    /// again by the writer's WAL hook just after any commit (which another connection may read first: a
-    /// backstop for a commit made some other way).
+    /// Counts a commit made without a sync. Any thread; called by the writer's WAL hook just after any commit
+    /// (which another connection may read first: a backstop for a commit made without ``willCommit()``).
     func noteCommit() {
         committed.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Counts the commit the writer is about to make, before another connection can read what it commits, and
+    /// marks it under way until ``didCommit()``. Called on the writer, by the group commit and ``ShopDatabase``'s
+    /// writes, just before `COMMIT`.
+    func willCommit() {
+        // Marked under way before it is counted (with at most its generation: a request may count first), so
+        // that a pass that sees it counted sees it under way.
+        committing.store(committed.load(ordering: .acquiring) + 1, ordering: .releasing)
+        let generation = committed.add(1, ordering: .acquiringAndReleasing).newValue
+        committing.store(generation, ordering: .releasing)
+    }
+
+    /// Ends what ``willCommit()`` began, whether the commit succeeded or not. On the writer.
+    func didCommit() {
+        committing.store(0, ordering: .releasing)
     }
 
     /// Asks for a sync of what the log holds now (pages another process committed and may not have synced
@@ -72,10 +89,15 @@ public final class WriteAheadLogSync: Sendable {
     }
 
     /// Syncs the log unless every generation so far is synced, so that ``reached`` is at least what
-    /// ``required`` was on the call. Blocks for the sync (~0.2 ms here); exits the process when it fails.
-    /// Any thread.
+    /// ``required`` was on the call; but not past a commit under way on another thread (whose pages the sync
+    /// may miss), which a later call passes once it has ended. Blocks for the sync (~0.2 ms here); exits the
+    /// process when it fails. Any thread.
     public func pass() {
-        let target = committed.load(ordering: .acquiring)
+        // The count first, then what is under way: a commit counted by then was marked under way before
+        // (`willCommit`), and is seen so unless it has ended.
+        let all = committed.load(ordering: .acquiring)
+        let underWay = committing.load(ordering: .acquiring)
+        let target = underWay == 0 ? all : min(all, underWay - 1)
         guard target > synced.load(ordering: .acquiring) else { return }
         log.withLock { log in
             // Another thread's sync, which this one waited for, may have covered it.

@@ -135,17 +135,52 @@ extension MainThreadJobTests {
             #expect(runs > 0 && runs < 20_000_000)
         }
 
+        @Test func outputStillHeldAfterAPassWaitsForTheNextWakeInsteadOfSpinning() throws {
+            let connection = Self.connection()
+            let barrier = CountingBarrier()
+            barrier.holdUntilReleased()
+            connection.outbox.barrier = barrier
+            // The "commit" is under way on another thread: a pass does not pass it until the thread lets it go and
+            // wakes the loop (as a writer-queue commit's caller, resumed on the main thread, does).
+            barrier.onBlockedPass = {
+                Thread.detachNewThread {
+                    barrier.release()
+                    MainQueue.async {}
+                }
+            }
+            connection.register(Self.method("commit"), handler: .immediate { _ in
+                barrier.commit()
+                return .integer(Int64(barrier.required))
+            })
+            let answers = try Self.serve(connection, requests: [#"{"jsonrpc":"2.0","id":2,"method":"commit"}"#], oneAtATime: true)
+            #expect(answers[2]?["result"] == 1)
+            // One pass that could not pass, one after the wake: a loop that passed again at once, without
+            // waiting, would have passed thousands of times before the thread ran.
+            #expect(barrier.passes >= 2 && barrier.passes < 10)
+        }
+
         /// A barrier whose generations are "commits" the test makes, passed only by `pass()`.
-        final class CountingBarrier: OutputBarrier {
-            private let state = Mutex((required: UInt64(0), reached: UInt64(0), passes: 0))
+        /// (Or, after `holdUntilReleased()`, only once `release()` was called: `onBlockedPass` is called at each
+        /// pass before that.)
+        final class CountingBarrier: OutputBarrier, @unchecked Sendable {
+            private let state = Mutex((required: UInt64(0), reached: UInt64(0), passes: 0, blocked: false))
+            /// Set before the loop runs; called outside the lock.
+            var onBlockedPass: (@Sendable () -> Void)?
             var required: UInt64 { state.withLock { $0.required } }
             var reached: UInt64 { state.withLock { $0.reached } }
             var passes: Int { state.withLock { $0.passes } }
             func commit() { state.withLock { $0.required += 1 } }
+            func holdUntilReleased() { state.withLock { $0.blocked = true } }
+            func release() { state.withLock { $0.blocked = false } }
             func pass() {
-                state.withLock {
-                    $0.reached = $0.required
-                    $0.passes += 1
+                let blocked = state.withLock { state -> Bool in
+                    state.passes += 1
+                    if !state.blocked { state.reached = state.required }
+                    return state.blocked
+                }
+                if blocked, let onBlockedPass {
+                    self.onBlockedPass = nil
+                    onBlockedPass()
                 }
             }
         }

@@ -107,20 +107,38 @@ import Testing
         #expect(sync.required == 40)  // `PRAGMA wal_checkpoint` commits nothing
     }
 
+    @Test func aSyncDuringACommitUnderWayDoesNotPassIt() throws {
+        let folder = try TemporaryFolder()
+        let syncs = Syncs()
+        let (pool, sync) = try Self.pool(at: folder.databasePath, syncs: syncs)
+        sync.requestSync()
+        sync.willCommit()  // its pages perhaps not yet written when the sync below starts
+        #expect(sync.required == 2)
+        sync.pass()
+        #expect(sync.reached == 1)  // what came before it, not it
+        sync.didCommit()
+        sync.pass()
+        #expect(sync.reached == 2)
+        #expect(syncs.withLock { $0.count } == 2)
+        withExtendedLifetime(pool) {}
+    }
+
     @Test func theGroupCommitCountsACommitBeforeAnotherConnectionCanReadIt() async throws {
         let folder = try TemporaryFolder()
         let syncs = Syncs()
         let (pool, sync) = try Self.pool(at: folder.databasePath, syncs: syncs)
         let seen = Mutex<[Int]>([])
         let commits = GroupCommit(writer: pool, willCommit: {
-            sync.noteCommit()
+            sync.willCommit()
             // What another connection reads at that moment: not yet the row.
             let rows = (try? pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") }) ?? -1
             seen.withLock { $0.append(rows) }
-        })
+        }, didCommit: { sync.didCommit() })
         try await commits.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
         #expect(seen.withLock { $0 } == [0])
         #expect(sync.required == 2)  // before the commit, and the WAL hook's after it
+        sync.pass()
+        #expect(sync.reached == 2)  // ended: passed
     }
 
     @Test func aServersDatabaseOpenedToDeferTheSyncCountsItsWrites() async throws {
