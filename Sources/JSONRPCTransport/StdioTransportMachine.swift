@@ -25,7 +25,8 @@ import JSONRPC
 /// - **Output closed.** When the reader of the output is gone, the machine exits at once.
 /// - **Held output.** Bytes the outbox holds back (``Status/writableOutputBytes`` counts the others) are not
 ///   written nor waited to be writable; they count for flow control and for the drain. The driver lets them
-///   go (``StdioTransport`` passes the outbox's barrier when it runs out of jobs).
+///   go (``StdioTransport`` passes the outbox's barrier whenever it would poll while holding output: when it
+///   runs out of jobs, and after its rounds of jobs without a poll are used up).
 public struct StdioTransportMachine: Sendable {
     /// Tunables.
     public struct Configuration: Sendable, Equatable {

@@ -14,11 +14,14 @@ import Glibc
 /// With `synchronous = FULL` each commit syncs the log before it returns. A turn of the server's main thread
 /// that commits several times (an add and the checkout after it, which cannot share a transaction) then waits
 /// for the disk once per commit. Here the writer commits at `synchronous = NORMAL` (the pages are written to
-/// the log, not synced) and the server syncs when it has nothing else to do, before it writes what it held
-/// back: one sync for every commit of the turn. An answer still says success only once its change is on disk.
+/// the log, not synced) and the server syncs whenever its loop would poll while holding output, before it
+/// writes what it held back: one sync for every commit since the last. An answer still says success only once
+/// its change is on disk.
 ///
-/// Generations: every commit of the writer's connection (whatever wrote it: a SQLite WAL hook counts them)
-/// and every ``requestSync()`` takes the next one (``required``); ``reached`` is the last one whose pages were
+/// Generations: every commit of the writer's connection and every ``requestSync()`` takes the next one
+/// (``required``). The group commit and `ShopDatabase.write` count a commit just before `COMMIT`
+/// (`willCommit()`, `didCommit()`), before another connection can read it; a SQLite WAL hook counts every
+/// commit after the fact, whatever wrote it, as a backstop. ``reached`` is the last one whose pages were
 /// synced. A sync covers every page written to the log before it starts, whichever connection or process
 /// wrote it.
 ///

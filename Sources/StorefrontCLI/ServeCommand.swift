@@ -87,7 +87,7 @@ struct ServeCommand: ParsableCommand {
         // Cart changes and checkouts are committed on the main thread, at the end of the turn that asked for
         // them (the actions one read of the input brought share the transaction): no thread hand-off per write.
         // A SQLite file's commits do not sync its log: the output waits for a sync (below), which the loop makes
-        // once it has nothing else to do, one for every commit of the turn.
+        // whenever it would poll while holding output, one for every commit since the last.
         let database = try store.open(commits: .inline { job in MainQueue.async(job) }, logSyncing: .deferred, logger: logger)
         let plan = try faults.map(FaultPlan.init(parsing:)) ?? .none
         var transportConfiguration = StdioTransport.Configuration()
