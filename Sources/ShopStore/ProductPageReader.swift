@@ -110,33 +110,35 @@ struct ProductPageReader {
         }
     }
 
-    /// A search of the whole catalog for one letter (`"a"*`: most products at a million of them),
+    /// A search of the whole catalog for one or two letters (`"a"*`: most products at a million of them),
     /// whose total is kept (``SearchPrefixCounts``): the page is found by walking products in page order
     /// testing each one's text, a few hundred steps when the matches are spread along the order. The other
     /// plans collect every match first, at ~0.06 µs each (``SeqSet/collect(_:sql:text:)``): 60 ms for a
     /// letter at a million products. A walk that has cost what collecting would (matches bunched late in the
-    /// order) gives up, and `fallback` collects them. Returns nil when the plan does not apply: the total is
-    /// not kept (a longer search, whose count by the index costs about half of collecting its matches, so that
-    /// a walk that gave up would cost more than it saves), or the matches are few.
+    /// order) gives up, and `fallback` collects them. Returns nil when the plan does not apply
+    /// (``textWalkBudget(_:prefixLength:sort:wanted:products:)``): the total is not kept (a longer search,
+    /// whose count by the index costs about half of collecting its matches, so that a walk that gave up would
+    /// cost more than it saves), the matches are few, or two letters' hint says the page lies far along.
     private func walkedTestingText(
         _ db: Database, expression: String, matcher: ProductTextMatcher, maximumSeq: Int64, fallback: () throws -> ProductPage
     ) throws -> ProductPage? {
-        let kept = try matcher.shortPrefix(longest: SearchPrefixCounts.longestPrefix).flatMap { try SearchPrefixCounts.products(db, prefix: $0) }
+        let prefix = matcher.shortPrefix(longest: SearchPrefixCounts.longestPrefix)
+        let kept = try prefix.flatMap { try SearchPrefixCounts.kept(db, prefix: $0) }
         let wanted = offset + limit
         let total: Int
         let budget: Int?
         switch plan {
         case .cheapest:
-            guard let kept, Self.prefersWalking(matches: kept, products: Int(maximumSeq), wanted: wanted) else { return nil }
-            // A step reads a product's row and text (~4 µs at a million products, out of the page cache's
-            // order), some forty times what collecting a match costs.
-            total = kept
-            budget = max(Self.textWalkMinimumBudget, total / 40)
+            guard let kept, let prefix, let walkBudget = Self.textWalkBudget(
+                kept, prefixLength: prefix.unicodeScalars.count, sort: query.sort, wanted: wanted, products: Int(maximumSeq))
+            else { return nil }
+            total = kept.products
+            budget = walkBudget
         case .walkingTestingText(let steps?):
-            total = try kept ?? Self.count(db, expression)
+            total = try kept?.products ?? Self.count(db, expression)
             budget = steps
         case .walkingTestingText(nil):
-            total = try kept ?? Self.count(db, expression)
+            total = try kept?.products ?? Self.count(db, expression)
             budget = nil
         case .walking, .walkingAtMost, .listing, .sortingMatches, .namePositions: return nil
         }
@@ -181,6 +183,34 @@ struct ProductPageReader {
 
     /// The fewest steps a walk that tests text takes before giving up.
     static let textWalkMinimumBudget = 1_000
+
+    /// Steps of a walk that tests text that cost about as much as collecting one match: a step reads a
+    /// product's row and text (~4 µs at a million products, out of the page cache's order), a collected match
+    /// ~0.06 µs plus its share of the page's pick.
+    static let textWalkStepsPerCollectedMatch = 40
+
+    /// The most steps a walk that tests text may take for a search of a kept prefix of `prefixLength`
+    /// characters, nil when collecting the matches is the cheaper plan:
+    /// - one letter: when its matches are dense enough for a walk (``prefersWalking(matches:products:wanted:)``),
+    ///   up to what collecting them would cost;
+    /// - two letters, sorted by name, for a page within the first ``SearchPrefixCounts/walkHintMatches``
+    ///   matches: when the recount's hint says the page lies within what collecting would cost, up to twice
+    ///   the hint (the catalog may have changed since).
+    static func textWalkBudget(_ kept: SearchPrefixCounts.Kept, prefixLength: Int, sort: ProductSort, wanted: Int, products: Int) -> Int? {
+        let collecting = kept.products / textWalkStepsPerCollectedMatch
+        switch prefixLength {
+        case 1:
+            guard prefersWalking(matches: kept.products, products: products, wanted: wanted) else { return nil }
+            return max(textWalkMinimumBudget, collecting)
+        case 2:
+            guard sort == .name, wanted <= SearchPrefixCounts.walkHintMatches, let steps = kept.nameWalkSteps, steps <= collecting else {
+                return nil
+            }
+            return max(textWalkMinimumBudget, 2 * steps)
+        default:
+            return nil
+        }
+    }
 
     /// Whether walking in page order beats listing and sorting the matches (``ProductPageWindow``'s rule).
     static func prefersWalking(matches: Int, products: Int, wanted: Int) -> Bool {
@@ -310,9 +340,12 @@ struct ProductPageReader {
             arguments: StatementArguments(seqs))
     }
 
+    /// The name order (`ORDER BY`), as the name index has it.
+    static let byName = "p.name COLLATE NOCASE, p.id"
+
     private var orderClause: String {
         switch query.sort {
-        case .name: "p.name COLLATE NOCASE, p.id"
+        case .name: Self.byName
         case .price: "p.price, p.id"
         case .newest: "p.createdAt DESC, p.id"
         }

@@ -1,8 +1,9 @@
 import GRDB
 import Shop
 
-/// How many products each search of one character (`"a"*`: every product with a word starting with `a`)
-/// matches, kept in the database beside the catalog's text version they are exact for.
+/// How many products each search of one or two characters (`"a"*`: every product with a word starting with
+/// `a`) matches, kept in the database beside the catalog's text version they are exact for; and, for each, how
+/// far along the name order its first page lies.
 ///
 /// Why: the page a search shows states its total, and the index counts a short prefix's matches at about
 /// 40 ns each: 43 ms for `a` at a million products, against a goal of 15 ms for the whole answer; and a search
@@ -14,12 +15,32 @@ import Shop
 /// product text (a product created, edited or deleted) apply their change to the counts and mark them exact
 /// again; a change made any other way (the `sqlite3` shell, say) leaves them stale, and searches count in
 /// the index until the next ``recount(_:)`` (a seed, or a migration).
+///
+/// The walk's depth (`name_walk_steps`) is a hint, not kept exact: the products a walk in name order passes
+/// until it has a page (``walkHintMatches``) of a prefix's matches, measured by ``recount(_:)``. A two-letter
+/// prefix's matches can lie anywhere along the name order (at a million products `"la"` fills its page within
+/// 80 products, `"st"` needs 5 000), so a two-letter search walks only where the hint says the walk is short;
+/// a hint made stale by later writes costs time (the walk gives up and the matches are collected), never a
+/// wrong page.
 enum SearchPrefixCounts {
-    /// The longest prefix kept, in characters (Unicode scalars, as SQLite's `substr` counts them). Two
-    /// letters were tried: `"la"` at a million products went from 15 to 3–5 ms, but `"st"`, whose matches
-    /// bunch late in the name order, from 15 to 22–32 ms (the walk gave up, then collected); one letter
-    /// matches densely enough for the walk to pay every time.
-    static let longestPrefix = 1
+    /// The longest prefix kept, in characters (Unicode scalars, as SQLite's `substr` counts them). One letter
+    /// matches densely enough for a walk to pay every time; two letters walk only where the hint says so (two
+    /// letters walking by the count alone took `"st"` at a million products from 15 to 22–32 ms: its walk
+    /// gave up, then collected).
+    static let longestPrefix = 2
+
+    /// The matches a walk's hint is measured for: a page of the catalog screen (its first page, 20 products).
+    static let walkHintMatches = 20
+
+    /// What is kept for a prefix.
+    struct Kept: Equatable {
+        /// The products matching it (exact).
+        var products: Int
+        /// The products a walk in name order (``ProductPageReader/byName``) passes until it has found
+        /// ``walkHintMatches`` matches, as measured by the last recount (a hint); nil when not measured (the
+        /// walk would cost more than collecting the matches, or the prefix is newer than the recount).
+        var nameWalkSteps: Int?
+    }
 
     /// Migration `v7-search-counts`: the tables, the index's triggers that count text changes, the counts.
     static func migrate(_ db: Database) throws {
@@ -40,6 +61,12 @@ enum SearchPrefixCounts {
             DROP TRIGGER product_fts_update;
             """)
         try db.execute(sql: ProductSearch.createTriggersSQL)
+        // Counted by `v12-search-counts-two-letters`, which runs next on any database that runs this one.
+    }
+
+    /// Migration `v12-search-counts-two-letters`: the walk's hint, and every count again (two letters now).
+    static func migrateTwoLetters(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE search_prefix_count ADD COLUMN name_walk_steps INTEGER")
         try recount(db)
     }
 
@@ -47,13 +74,18 @@ enum SearchPrefixCounts {
     /// the index's tokenizer reads it), when the counts are exact for the catalog's text as it is; nil
     /// otherwise.
     static func products(_ db: Database, prefix: String) throws -> Int? {
+        try kept(db, prefix: prefix)?.products
+    }
+
+    /// What is kept for `prefix` (as ``products(_:prefix:)`` reads it), with the walk's hint.
+    static func kept(_ db: Database, prefix: String) throws -> Kept? {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT v.version = v.counted, (SELECT products FROM search_prefix_count WHERE prefix = ?)
-            FROM search_text_version v
+            SELECT v.version = v.counted, c.products, c.name_walk_steps
+            FROM search_text_version v LEFT JOIN search_prefix_count c ON c.prefix = ?
             """), arguments: [prefix])
         guard let row, row[0] as Bool? == true else { return nil }
         let products: Int? = row[1]  // NULL: no product has a word with that prefix
-        return products ?? 0
+        return Kept(products: products ?? 0, nameWalkSteps: row[2])
     }
 
     /// The text version, and the version the counts are exact for.
@@ -74,7 +106,38 @@ enum SearchPrefixCounts {
             let products = try Int.fetchOne(count, arguments: ["\"" + prefix.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"]) ?? 0
             if products > 0 { try insert.execute(arguments: [prefix, products]) }
         }
+        try measureNameWalks(db)
         try db.execute(sql: "UPDATE search_text_version SET counted = version")
+    }
+
+    /// Walks the catalog in name order, testing each product's text as the index reads it, and records for
+    /// each counted prefix after how many products it had ``walkHintMatches`` matches. The walk stops where no
+    /// prefix could still gain from walking: past the largest count divided by the steps a collected match is
+    /// worth (``ProductPageReader/textWalkStepsPerCollectedMatch``); at a million products, under 10 000 steps.
+    private static func measureNameWalks(_ db: Database) throws {
+        let largest = try Int.fetchOne(db, sql: "SELECT MAX(products) FROM search_prefix_count") ?? 0
+        let stepLimit = largest / ProductPageReader.textWalkStepsPerCollectedMatch
+        guard stepLimit > 0 else { return }
+        let tokenizer = try db.makeTokenizer(ProductSearch.tokenizer)
+        var found: [[Unicode.Scalar]: Int] = [:]
+        var steps: [[Unicode.Scalar]: Int] = [:]
+        var walked = 0
+        try DirectStatement(db, "SELECT p.name, p.description FROM product p ORDER BY \(ProductPageReader.byName) LIMIT ?")
+            .forEachRow([.integer(Int64(stepLimit))]) { row in
+                walked += 1
+                for prefix in try prefixes(of: ProductText(name: row.text(0), description: row.text(1)), tokenizer) {
+                    let matches = found[prefix, default: 0] + 1
+                    found[prefix] = matches
+                    if matches == walkHintMatches { steps[prefix] = walked }
+                }
+                return true
+            }
+        let update = try db.makeStatement(sql: "UPDATE search_prefix_count SET name_walk_steps = ? WHERE prefix = ?")
+        for (scalars, count) in steps {
+            var prefix = ""
+            prefix.unicodeScalars.append(contentsOf: scalars)
+            try update.execute(arguments: [count, prefix])
+        }
     }
 
     /// Applies changes of product text made in this transaction since the text version was `before`: for

@@ -20,6 +20,7 @@ enum ShopSchema {
         migrator.registerMigration("v9-price-history-counts", migrate: PriceHistoryCountsSchema.migrate)
         migrator.registerMigration("v10-category-counts", migrate: CategoryCounts.migrate)
         migrator.registerMigration("v11-product-key-changes", migrate: NameOrder.migrate)
+        migrator.registerMigration("v12-search-counts-two-letters", migrate: SearchPrefixCounts.migrateTwoLetters)
         return migrator
     }
 

@@ -11,7 +11,11 @@ import Testing
     let catalog: any CatalogService
 
     init() throws {
-        database = try ShopDatabase(path: ":memory:")
+        try self.init(database: ShopDatabase(path: ":memory:"))
+    }
+
+    init(database: ShopDatabase) {
+        self.database = database
         catalog = ShopServices.testing(database).catalog
     }
 
@@ -122,5 +126,96 @@ import Testing
         #expect(try await catalog.page(ProductQuery(searchText: "a", limit: 5)).totalCount == 200)
         // A longer search is counted by the index.
         #expect(try await catalog.page(ProductQuery(searchText: "coz", limit: 5)).totalCount == (try await indexCount("coz")))
+    }
+
+    /// Where a walk in name order has found `SearchPrefixCounts.walkHintMatches` matches of `prefix`, counted
+    /// from the index's matches and the name order; nil past what the recount walks (the largest count / 40).
+    func expectedNameWalkSteps(_ prefix: String, largest: Int) async throws -> Int? {
+        try await database.writer.read { db in
+            let matches = Set(try Int64.fetchAll(db, sql: "SELECT rowid FROM product_fts WHERE product_fts MATCH ?", arguments: ["\"\(prefix)\"*"]))
+            let order = try Int64.fetchAll(db, sql: "SELECT p.seq FROM product p ORDER BY \(ProductPageReader.byName)")
+            var found = 0
+            for (index, seq) in order.enumerated() where matches.contains(seq) {
+                found += 1
+                if found == SearchPrefixCounts.walkHintMatches {
+                    return index + 1 <= largest / ProductPageReader.textWalkStepsPerCollectedMatch ? index + 1 : nil
+                }
+            }
+            return nil
+        }
+    }
+
+    @Test func theWalksHintIsWhereAPageOfMatchesFillsAlongTheNameOrder() async throws {
+        try await database.seed(products: 3_000)
+        let all = try await prefixes()
+        let kept = try await database.writer.read { db in try all.map { prefix in (prefix, try SearchPrefixCounts.kept(db, prefix: prefix)) } }
+        let largest = kept.compactMap { $0.1?.products }.max() ?? 0
+        #expect(largest >= 40 * 20, "a walk of at least a page is measured")
+        var hinted = 0
+        for (prefix, kept) in kept {
+            let expected = try await expectedNameWalkSteps(prefix, largest: largest)
+            #expect(kept?.nameWalkSteps == expected, "\(prefix)")
+            if expected != nil { hinted += 1 }
+        }
+        #expect(hinted > 5)
+        // Written since the recount: counted, not hinted.
+        try await create("Quokka Xylophone", "x marks the spot")
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "xy") } == SearchPrefixCounts.Kept(products: 1, nameWalkSteps: nil))
+    }
+
+    @Test func twoLetterSearchesFindThePageAnyPlanFindsWhateverTheHint() async throws {
+        try await database.seed(products: 3_000)
+        let twoLetters = try await prefixes().filter { $0.unicodeScalars.count == 2 }
+        #expect(twoLetters.count > 20)
+        // The hints as measured, none, and wrong: far too short, and far too long.
+        for hints in ["name_walk_steps", "NULL", "1", "100000"] {
+            try await database.writer.write { db in try db.execute(sql: "UPDATE search_prefix_count SET name_walk_steps = \(hints)") }
+            for prefix in twoLetters {
+                for (offset, limit) in [(0, 20), (0, 5), (10, 10), (20, 20)] {
+                    let query = ProductQuery(searchText: prefix, sort: .name, offset: offset, limit: limit)
+                    let pages = try await database.writer.read { db in
+                        try [ProductPageReader.Plan.listing, .cheapest].map { try ProductPageReader(query: query, limit: limit, offset: offset, plan: $0).read(db) }
+                    }
+                    #expect(pages[0] == pages[1], "\(prefix) \(offset)+\(limit), hints \(hints)")
+                }
+            }
+        }
+    }
+
+    @Test func twoLettersWalkOnlyForAFirstPageByNameWhereTheHintSaysTheWalkIsShort() {
+        let hinted = SearchPrefixCounts.Kept(products: 100_000, nameWalkSteps: 600)
+        let budget = { (kept: SearchPrefixCounts.Kept, length: Int, sort: ProductSort, wanted: Int) in
+            ProductPageReader.textWalkBudget(kept, prefixLength: length, sort: sort, wanted: wanted, products: 1_000_000)
+        }
+        #expect(budget(hinted, 2, .name, 20) == 1_200)
+        #expect(budget(SearchPrefixCounts.Kept(products: 100_000, nameWalkSteps: 80), 2, .name, 20) == ProductPageReader.textWalkMinimumBudget)
+        #expect(budget(hinted, 2, .price, 20) == nil)
+        #expect(budget(hinted, 2, .name, 21) == nil)
+        #expect(budget(SearchPrefixCounts.Kept(products: 100_000, nameWalkSteps: nil), 2, .name, 20) == nil)
+        // Past what collecting 100 000 matches costs (2 500 steps).
+        #expect(budget(SearchPrefixCounts.Kept(products: 100_000, nameWalkSteps: 2_501), 2, .name, 20) == nil)
+        #expect(budget(hinted, 3, .name, 20) == nil)
+        // One letter walks by its count alone, whatever the sort.
+        #expect(budget(SearchPrefixCounts.Kept(products: 600_000, nameWalkSteps: nil), 1, .price, 20) == 15_000)
+        #expect(budget(SearchPrefixCounts.Kept(products: 100, nameWalkSteps: 3), 1, .name, 20) == nil)
+    }
+
+    @Test func aDatabaseFromBeforeTwoLettersHasThemCountedAndHinted() async throws {
+        let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
+        try ShopSchema.migrator.migrate(queue, upTo: "v11-product-key-changes")
+        // Counted as before this migration: one letter (v7 counted them; it now leaves them to v12).
+        try await queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO search_prefix_count (prefix, products)
+                SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
+                FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms);
+                UPDATE search_text_version SET counted = version;
+                """)
+        }
+        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT MAX(length(prefix)) FROM search_prefix_count") } == 1)
+        try ShopSchema.migrator.migrate(queue)
+        let migrated = SearchPrefixCountsTests(database: ShopDatabase(path: ":memory:", writer: queue))
+        try await migrated.expectCountsAreTheIndexs("after the migration")
+        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT MAX(length(prefix)) FROM search_prefix_count") } == 2)
     }
 }
