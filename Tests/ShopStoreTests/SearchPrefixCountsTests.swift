@@ -96,6 +96,14 @@ import Testing
             let kept = try await database.writer.read { try SearchPrefixCounts.products($0, prefix: prefix) }
             #expect(kept == (try await indexCount(prefix)), "\(prefix)")
         }
+        // Both, counted by a recount (which reads the index's vocabulary, not the writes).
+        try await create("\u{F900}\u{F900} Rack")
+        try await database.writer.write { try SearchPrefixCounts.recount($0) }
+        for prefix in ["\u{F900}", "\u{8C48}", "\u{F900}\u{F900}", "\u{8C48}r"] {
+            let kept = try await database.writer.read { try SearchPrefixCounts.products($0, prefix: prefix) }
+            #expect(kept == (try await indexCount(prefix)), "\(prefix)")
+            #expect(kept == 1, "\(prefix)")
+        }
     }
 
     @Test func aDescriptionWithANulIsRefusedRatherThanStoredCut() async throws {
