@@ -12,8 +12,8 @@ import Shop
 ///   ~40 ms, so the products are walked in page order along the sort's index, keeping matches until the
 ///   page is full — a few hundred steps. In the whole catalog each product's text is tested with the
 ///   index's tokenizer (``ProductTextMatcher``) and the total is counted by the index (or kept, for one
-///   letter: ``SearchPrefixCounts``); in a category, where the walk counts as it goes, the matching rows
-///   are collected into a set first.
+///   or two letters: ``SearchPrefixCounts``); in a category, where the walk counts as it goes, the matching
+///   rows are collected into a set first.
 ///
 /// Measured at 1 000 000 products (release, `storefront-bench --mode search`): BENCHMARKS.md.
 struct ProductPageReader {
@@ -31,7 +31,8 @@ struct ProductPageReader {
         /// fallback of ``cheapest``).
         case walkingAtMost(Int)
         /// Without a category: walk testing each product's text, at most this many steps (nil: no limit),
-        /// then collect the matches as ``cheapest`` does (for tests of the one-letter plan on any search).
+        /// then collect the matches as ``cheapest`` does (for tests of the plan of one or two letters on any
+        /// search).
         case walkingTestingText(Int?)
         /// Sorted by name without a category: the matches with the smallest positions of ``NameOrder``, read
         /// first in this transaction when stale (for tests of the plan ``cheapest`` takes when they are current);

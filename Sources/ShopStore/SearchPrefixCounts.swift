@@ -11,10 +11,12 @@ import Shop
 /// instead of collecting every match. A longer search matches few enough products to be counted at once.
 ///
 /// How they stay exact: the index's triggers count every change of a product's text in
-/// `search_text_version.version`; the counts are used only while `counted` equals it. The writes that change
-/// product text (a product created, edited or deleted) apply their change to the counts and mark them exact
-/// again; a change made any other way (the `sqlite3` shell, say) leaves them stale, and searches count in
-/// the index until the next ``recount(_:)`` (a seed, or a migration).
+/// `search_text_version.version`; the one-letter counts are used only while `counted` equals it, the two-letter
+/// ones while `counted_two_letters` does. The writes that change product text (a product created, edited or
+/// deleted) apply their change to the counts and mark them exact again; a change made any other way (the
+/// `sqlite3` shell, say) leaves them stale, and searches count in the index until the next ``recount(_:)`` (a
+/// seed, or a migration). A server from before `v12-search-counts-two-letters` writing to the file keeps the
+/// one-letter counts and marks only `counted`: the two-letter counts it did not keep go unused.
 ///
 /// The walk's depth (`name_walk_steps`) is a hint, not kept exact: the products a walk in name order passes
 /// until it has a page (``walkHintMatches``) of a prefix's matches, measured by ``recount(_:)``. A two-letter
@@ -37,12 +39,14 @@ enum SearchPrefixCounts {
         /// The products matching it (exact).
         var products: Int
         /// The products a walk in name order (``ProductPageReader/byName``) passes until it has found
-        /// ``walkHintMatches`` matches, as measured by the last recount (a hint); nil when not measured (the
-        /// walk would cost more than collecting the matches, or the prefix is newer than the recount).
+        /// ``walkHintMatches`` matches, as measured by the last recount (a hint); nil when not measured: the
+        /// recount walks only as far as a walk could pay for the most frequent prefix, and a prefix newer than
+        /// the recount has none.
         var nameWalkSteps: Int?
     }
 
-    /// Migration `v7-search-counts`: the tables, the index's triggers that count text changes, the counts.
+    /// Migration `v7-search-counts`: the tables, and the index's triggers that count text changes (the counts
+    /// themselves are made by `v12-search-counts-two-letters`).
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE search_text_version (
@@ -64,9 +68,13 @@ enum SearchPrefixCounts {
         // Counted by `v12-search-counts-two-letters`, which runs next on any database that runs this one.
     }
 
-    /// Migration `v12-search-counts-two-letters`: the walk's hint, and every count again (two letters now).
+    /// Migration `v12-search-counts-two-letters`: the two-letter counts' own mark of exactness, the walk's hint,
+    /// and every count again (two letters now).
     static func migrateTwoLetters(_ db: Database) throws {
-        try db.execute(sql: "ALTER TABLE search_prefix_count ADD COLUMN name_walk_steps INTEGER")
+        try db.execute(sql: """
+            ALTER TABLE search_text_version ADD COLUMN counted_two_letters INTEGER NOT NULL DEFAULT -1;
+            ALTER TABLE search_prefix_count ADD COLUMN name_walk_steps INTEGER;
+            """)
         try recount(db)
     }
 
@@ -80,18 +88,18 @@ enum SearchPrefixCounts {
     /// What is kept for `prefix` (as ``products(_:prefix:)`` reads it), with the walk's hint.
     static func kept(_ db: Database, prefix: String) throws -> Kept? {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT v.version = v.counted, c.products, c.name_walk_steps
+            SELECT v.version = v.counted, v.version = v.counted_two_letters, c.products, c.name_walk_steps
             FROM search_text_version v LEFT JOIN search_prefix_count c ON c.prefix = ?
             """), arguments: [prefix])
-        guard let row, row[0] as Bool? == true else { return nil }
-        let products: Int? = row[1]  // NULL: no product has a word with that prefix
-        return Kept(products: products ?? 0, nameWalkSteps: row[2])
+        guard let row, row[prefix.unicodeScalars.count < 2 ? 0 : 1] as Bool? == true else { return nil }
+        let products: Int? = row[2]  // NULL: no product has a word with that prefix
+        return Kept(products: products ?? 0, nameWalkSteps: row[3])
     }
 
-    /// The text version, and the version the counts are exact for.
-    static func versions(_ db: Database) throws -> (version: Int64, counted: Int64) {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT version, counted FROM search_text_version"))
-        return (row?[0] ?? 0, row?[1] ?? -1)
+    /// The text version, and the versions the one- and two-letter counts are exact for.
+    static func versions(_ db: Database) throws -> (version: Int64, counted: Int64, countedTwoLetters: Int64) {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT version, counted, counted_two_letters FROM search_text_version"))
+        return (row?[0] ?? 0, row?[1] ?? -1, row?[2] ?? -1)
     }
 
     /// Counts every prefix again in the index: the counts are then exact for the catalog's text as it is.
@@ -116,7 +124,7 @@ enum SearchPrefixCounts {
             if products > 0 { try insert.execute(arguments: [prefix, products]) }
         }
         try measureNameWalks(db)
-        try db.execute(sql: "UPDATE search_text_version SET counted = version")
+        try db.execute(sql: "UPDATE search_text_version SET counted = version, counted_two_letters = version")
     }
 
     /// Walks the catalog in name order, testing each product's text as the index reads it, and records for
@@ -153,11 +161,12 @@ enum SearchPrefixCounts {
     /// Applies changes of product text made in this transaction since the text version was `before`: for
     /// each product, its text before (nil: created) and after (nil: deleted), as stored. When the counts were
     /// exact before and the changes are all the index counted since, they are exact after; otherwise they
-    /// stay stale.
+    /// stay stale. Two-letter counts that were stale before (an older server wrote since) stay stale.
     static func textsChanged(_ db: Database, since before: Int64, _ changes: [(old: ProductText?, new: ProductText?)]) throws {
         let now = try versions(db)
         let counted = changes.filter { $0.old != $0.new }.count
         guard now.counted == before, now.version - before == counted, counted > 0 else { return }
+        let keepsTwoLetters = now.countedTwoLetters == before
         let tokenizer = try db.makeTokenizer(ProductSearch.tokenizer)
         // Keyed by scalars, as SQLite compares text (Swift's String equality would merge canonically
         // equivalent characters, which the index keeps apart).
@@ -168,7 +177,7 @@ enum SearchPrefixCounts {
             for prefix in old.subtracting(new) { delta[prefix, default: 0] -= 1 }
             for prefix in new.subtracting(old) { delta[prefix, default: 0] += 1 }
         }
-        for (scalars, change) in delta where change != 0 {
+        for (scalars, change) in delta where change != 0 && (scalars.count < 2 || keepsTwoLetters) {
             var prefix = ""
             prefix.unicodeScalars.append(contentsOf: scalars)
             let products = (try Int.fetchOne(db, sql: "SELECT products FROM search_prefix_count WHERE prefix = ?", arguments: [prefix]) ?? 0) + change
@@ -181,7 +190,9 @@ enum SearchPrefixCounts {
                 try db.execute(sql: "DELETE FROM search_prefix_count WHERE prefix = ?", arguments: [prefix])
             }
         }
-        try db.execute(sql: "UPDATE search_text_version SET counted = version")
+        try db.execute(
+            sql: "UPDATE search_text_version SET counted = version, counted_two_letters = CASE WHEN ? THEN version ELSE counted_two_letters END",
+            arguments: [keepsTwoLetters])
     }
 
     /// The prefixes (of 1 to ``longestPrefix`` characters) of the tokens of a product's text, as the index

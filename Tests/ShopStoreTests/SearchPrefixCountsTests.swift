@@ -5,7 +5,7 @@ import Testing
 @testable import ShopStore
 
 /// A search that walks products testing their text (``ProductTextMatcher``) finds what the index finds, and
-/// the kept counts of one-letter searches (``SearchPrefixCounts``) are the index's counts, or unused.
+/// the kept counts of one- and two-letter searches (``SearchPrefixCounts``) are the index's counts, or unused.
 @Suite struct SearchPrefixCountsTests {
     let database: ShopDatabase
     let catalog: any CatalogService
@@ -225,5 +225,41 @@ import Testing
         let migrated = SearchPrefixCountsTests(database: ShopDatabase(path: ":memory:", writer: queue))
         try await migrated.expectCountsAreTheIndexs("after the migration")
         #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT MAX(length(prefix)) FROM search_prefix_count") } == 2)
+    }
+
+    @Test func aServerFromBeforeTwoLettersWritingLeavesThemUnused() async throws {
+        try await database.seed(products: 3_000)
+        let before = try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "in") }
+        #expect(before != nil)
+        // What an older server's delete does: the triggers count it, its writes keep the one-letter counts
+        // and mark only them exact.
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                DELETE FROM product WHERE seq IN (
+                    SELECT rowid FROM product_fts WHERE product_fts MATCH '"in"*' LIMIT 7);
+                DELETE FROM search_prefix_count WHERE length(prefix) = 1;
+                INSERT INTO search_prefix_count (prefix, products)
+                SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
+                FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms);
+                UPDATE search_text_version SET counted = version;
+                """)
+        }
+        try await database.writer.read { db throws in
+            #expect(try SearchPrefixCounts.kept(db, prefix: "in") == nil)
+            #expect(try SearchPrefixCounts.kept(db, prefix: "i") != nil)
+            let query = ProductQuery(searchText: "in", sort: .name, limit: 20)
+            let pages = try [ProductPageReader.Plan.listing, .cheapest].map { try ProductPageReader(query: query, limit: 20, offset: 0, plan: $0).read(db) }
+            #expect(pages[0] == pages[1])
+            #expect(pages[1].totalCount == before!.products - 7)
+        }
+        // This server's own writes keep the one-letter counts and leave the two-letter ones unused.
+        try await create("Indigo Inkwell", "ink")
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "in") } == nil)
+        for prefix in try await prefixes() where prefix.unicodeScalars.count == 1 {
+            let kept = try await database.writer.read { try SearchPrefixCounts.products($0, prefix: prefix) }
+            #expect(kept == (try await indexCount(prefix)), "\(prefix)")
+        }
+        try await database.writer.write { try SearchPrefixCounts.recount($0) }
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "in") }?.products == before!.products - 6)
     }
 }
