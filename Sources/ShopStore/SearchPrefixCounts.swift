@@ -109,14 +109,9 @@ enum SearchPrefixCounts {
         // shorter prefixes are those of the longest. Keyed by scalars, as SQLite compares text.
         var scalarPrefixes = Set<[Unicode.Scalar]>()
         for longest in try String.fetchAll(db, sql: "SELECT DISTINCT substr(term, 1, \(longestPrefix)) FROM product_fts_terms") {
-            let scalars = Array(longest.unicodeScalars)
-            for length in 1...max(scalars.count, 1) where length <= scalars.count { scalarPrefixes.insert(Array(scalars.prefix(length))) }
+            scalarPrefixes.formUnion(leadingPrefixes(of: longest.unicodeScalars))
         }
-        let prefixes = scalarPrefixes.map { scalars in
-            var prefix = ""
-            prefix.unicodeScalars.append(contentsOf: scalars)
-            return prefix
-        }
+        let prefixes = scalarPrefixes.map(text(of:))
         let count = try db.makeStatement(sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH ?")
         let insert = try db.makeStatement(sql: "INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)")
         for prefix in prefixes {
@@ -152,9 +147,7 @@ enum SearchPrefixCounts {
             }
         let update = try db.makeStatement(sql: "UPDATE search_prefix_count SET name_walk_steps = ? WHERE prefix = ?")
         for (scalars, count) in steps {
-            var prefix = ""
-            prefix.unicodeScalars.append(contentsOf: scalars)
-            try update.execute(arguments: [count, prefix])
+            try update.execute(arguments: [count, text(of: scalars)])
         }
     }
 
@@ -178,8 +171,7 @@ enum SearchPrefixCounts {
             for prefix in new.subtracting(old) { delta[prefix, default: 0] += 1 }
         }
         for (scalars, change) in delta where change != 0 && (scalars.count < 2 || keepsTwoLetters) {
-            var prefix = ""
-            prefix.unicodeScalars.append(contentsOf: scalars)
+            let prefix = text(of: scalars)
             let products = (try Int.fetchOne(db, sql: "SELECT products FROM search_prefix_count WHERE prefix = ?", arguments: [prefix]) ?? 0) + change
             if products > 0 {
                 try db.execute(sql: """
@@ -201,11 +193,24 @@ enum SearchPrefixCounts {
         var prefixes = Set<[Unicode.Scalar]>()
         for column in [text.name, text.description] {
             for (token, _) in try tokenizer.tokenize(document: column) {
-                let scalars = Array(token.unicodeScalars.prefix(longestPrefix))
-                for length in 1...max(scalars.count, 1) where length <= scalars.count { prefixes.insert(Array(scalars.prefix(length))) }
+                prefixes.formUnion(leadingPrefixes(of: token.unicodeScalars))
             }
         }
         return prefixes
+    }
+
+    /// The prefixes of 1 to ``longestPrefix`` scalars of `scalars` (fewer when it is shorter).
+    static func leadingPrefixes(of scalars: some Sequence<Unicode.Scalar>) -> [[Unicode.Scalar]] {
+        let kept = Array(scalars.prefix(longestPrefix))
+        return kept.indices.map { Array(kept[...$0]) }
+    }
+
+    /// A prefix kept as scalars, as text (appended scalar by scalar: a `String` made otherwise could be
+    /// normalised, and SQLite compares the scalars).
+    static func text(of scalars: [Unicode.Scalar]) -> String {
+        var text = ""
+        text.unicodeScalars.append(contentsOf: scalars)
+        return text
     }
 }
 

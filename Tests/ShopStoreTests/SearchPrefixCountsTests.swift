@@ -208,18 +208,22 @@ import Testing
         #expect(budget(SearchPrefixCounts.Kept(products: 100, nameWalkSteps: 3), 1, .name, 20) == nil)
     }
 
+    /// Counts the one-letter prefixes in the index and marks only them exact, as the writes and recounts of a
+    /// server from before `v12-search-counts-two-letters` do.
+    static func countOneLetterAsBeforeTwoLetters(_ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO search_prefix_count (prefix, products)
+            SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
+            FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms);
+            UPDATE search_text_version SET counted = version;
+            """)
+    }
+
     @Test func aDatabaseFromBeforeTwoLettersHasThemCountedAndHinted() async throws {
         let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
         try ShopSchema.migrator.migrate(queue, upTo: "v11-product-key-changes")
         // Counted as before this migration: one letter (v7 counted them; it now leaves them to v12).
-        try await queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO search_prefix_count (prefix, products)
-                SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
-                FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms);
-                UPDATE search_text_version SET counted = version;
-                """)
-        }
+        try await queue.write { try Self.countOneLetterAsBeforeTwoLetters($0) }
         #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT MAX(length(prefix)) FROM search_prefix_count") } == 1)
         try ShopSchema.migrator.migrate(queue)
         let migrated = SearchPrefixCountsTests(database: ShopDatabase(path: ":memory:", writer: queue))
@@ -238,11 +242,8 @@ import Testing
                 DELETE FROM product WHERE seq IN (
                     SELECT rowid FROM product_fts WHERE product_fts MATCH '"in"*' LIMIT 7);
                 DELETE FROM search_prefix_count WHERE length(prefix) = 1;
-                INSERT INTO search_prefix_count (prefix, products)
-                SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
-                FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms);
-                UPDATE search_text_version SET counted = version;
                 """)
+            try Self.countOneLetterAsBeforeTwoLetters(db)
         }
         try await database.writer.read { db throws in
             #expect(try SearchPrefixCounts.kept(db, prefix: "in") == nil)
