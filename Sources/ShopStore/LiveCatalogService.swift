@@ -78,7 +78,7 @@ struct LiveCatalogService: CatalogService {
                         product.categoryId, product.stock, product.maxPerOrder,
                         StoredDate.milliseconds(product.createdAt), product.isFeatured,
                     ])
-                try SearchPrefixCounts.textsChanged(db, since: textVersion, [(nil, ProductText.stored(db, id: product.id))])
+                try SearchPrefixCounts.textsChanged(db, since: textVersion, [(product.id, nil, ProductText.stored(db, id: product.id))])
                 try CategoryCounts.add(1, to: product.categoryId, db)
                 try IdempotencyRecord.record(db, key, outcome: ["productId": product.id], at: createdAt)
                 try PriceHistoryRows.record(db, product, at: createdAt)
@@ -98,7 +98,7 @@ struct LiveCatalogService: CatalogService {
             try await database.write { db -> ([String], [(Shopper, Cart)], Int64?) in
                 if case .replay = try IdempotencyRecord.check(db, key) { return ([], [], nil) }
                 var deleted: [String] = []
-                var texts: [(old: ProductText?, new: ProductText?)] = []
+                var texts: [(id: String, old: ProductText?, new: ProductText?)] = []
                 var owners = Set<String>()
                 var removedFrom: [String: Int] = [:]
                 let textVersion = try SearchPrefixCounts.versions(db).version
@@ -108,7 +108,7 @@ struct LiveCatalogService: CatalogService {
                     for row in try Row.fetchAll(db, sql: "SELECT id, name, description, categoryId FROM product WHERE id IN (\(placeholders))",
                                                 arguments: arguments) {
                         deleted.append(row[0])
-                        texts.append((ProductText(name: row[1], description: row[2]), nil))
+                        texts.append((row[0], ProductText(name: row[1], description: row[2]), nil))
                         removedFrom[row[3], default: 0] += 1
                     }
                     owners.formUnion(try String.fetchAll(db, sql: """

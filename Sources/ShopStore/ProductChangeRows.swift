@@ -19,7 +19,7 @@ enum ProductChangeRows {
             """).execute(arguments: [new.name, new.description, new.price.minorUnits, new.categoryId, new.stock, new.id])
         if textChanged {
             // The text as stored, which the index read: `old` was read from the row; `new` is read back.
-            try SearchPrefixCounts.textsChanged(db, since: textVersion, [(ProductText(old), ProductText.stored(db, id: new.id))])
+            try SearchPrefixCounts.textsChanged(db, since: textVersion, [(new.id, ProductText(old), ProductText.stored(db, id: new.id))])
         }
         if old.price != new.price || old.stock != new.stock { try PriceHistoryRows.record(db, new, at: now) }
         if old.categoryId != new.categoryId {

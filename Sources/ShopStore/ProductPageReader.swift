@@ -11,8 +11,9 @@ import Shop
 /// - **dense** matches (one letter typed: tens of thousands of products): sorting every match costs
 ///   ~40 ms, so the products are walked in page order along the sort's index, keeping matches until the
 ///   page is full — a few hundred steps. In the whole catalog each product's text is tested with the
-///   index's tokenizer (``ProductTextMatcher``) and the total is counted by the index (or kept, for one
-///   or two letters: ``SearchPrefixCounts``); in a category, where the walk counts as it goes, the matching
+///   index's tokenizer (``ProductTextMatcher``) and the total is counted by the index (or kept, for a word
+///   of up to four letters: ``SearchPrefixCounts``), the walk sorted by name starting at the word's first
+///   match; in a category, where the walk counts as it goes, the matching
 ///   rows are collected into a set first.
 ///
 /// Measured at 1 000 000 products (release, `storefront-bench --mode search`): BENCHMARKS.md.
@@ -31,7 +32,7 @@ struct ProductPageReader {
         /// fallback of ``cheapest``).
         case walkingAtMost(Int)
         /// Without a category: walk testing each product's text, at most this many steps (nil: no limit),
-        /// then collect the matches as ``cheapest`` does (for tests of the plan of one or two letters on any
+        /// then collect the matches as ``cheapest`` does (for tests of the plan of a kept prefix on any
         /// search).
         case walkingTestingText(Int?)
         /// Sorted by name without a category: the matches with the smallest positions of ``NameOrder``, read
@@ -111,15 +112,16 @@ struct ProductPageReader {
         }
     }
 
-    /// A search of the whole catalog for one or two letters (`"a"*`: most products at a million of them),
-    /// whose total is kept (``SearchPrefixCounts``): the page is found by walking products in page order
-    /// testing each one's text, a few hundred steps when the matches are spread along the order. The other
+    /// A search of the whole catalog for one word of up to four letters (`"a"*`: most products at a million of
+    /// them), whose total is kept (``SearchPrefixCounts``): the page is found by walking products in page order
+    /// testing each one's text, a few hundred steps when the matches are spread along the order; sorted by
+    /// name, the walk starts at the word's first match (`"st"`'s 5 018th product at a million). The other
     /// plans collect every match first, at ~0.06 µs each (``SeqSet/collect(_:sql:text:)``): 60 ms for a
     /// letter at a million products. A walk that has cost what collecting would (matches bunched late in the
     /// order) gives up, and `fallback` collects them. Returns nil when the plan does not apply
     /// (``textWalkBudget(_:prefixLength:sort:wanted:products:)``): the total is not kept (a longer search,
     /// whose count by the index costs about half of collecting its matches, so that a walk that gave up would
-    /// cost more than it saves), the matches are few, or two letters' hint says the page lies far along.
+    /// cost more than it saves), the matches are few, or a longer word's hint says the page lies far along.
     private func walkedTestingText(
         _ db: Database, expression: String, matcher: ProductTextMatcher, maximumSeq: Int64, fallback: () throws -> ProductPage
     ) throws -> ProductPage? {
@@ -143,7 +145,9 @@ struct ProductPageReader {
             budget = nil
         case .walking, .walkingAtMost, .listing, .sortingMatches, .namePositions: return nil
         }
-        if let page = try walked(db, testing: matcher, total: total, budget: budget) { return page }
+        // Sorted by name, the walk starts where the prefix's first match may be (no product before it matches).
+        let start = query.sort == .name ? kept?.nameWalkStart : nil
+        if let page = try walked(db, testing: matcher, total: total, budget: budget, from: start) { return page }
         return try fallback()
     }
 
@@ -194,22 +198,20 @@ struct ProductPageReader {
     /// characters, nil when collecting the matches is the cheaper plan:
     /// - one letter: when its matches are dense enough for a walk (``prefersWalking(matches:products:wanted:)``),
     ///   up to what collecting them would cost;
-    /// - two letters, sorted by name, for a page within the first ``SearchPrefixCounts/walkHintMatches``
-    ///   matches: when the recount's hint says the page lies within what collecting would cost, up to twice
-    ///   the hint (the catalog may have changed since).
+    /// - two to four letters, sorted by name, for a page within the first ``SearchPrefixCounts/walkHintMatches``
+    ///   matches: when the recount's hint (counted from the word's first match, where the walk starts) says the
+    ///   page lies within what collecting would cost, up to twice the hint (the catalog may have changed since).
     static func textWalkBudget(_ kept: SearchPrefixCounts.Kept, prefixLength: Int, sort: ProductSort, wanted: Int, products: Int) -> Int? {
         let collecting = kept.products / textWalkStepsPerCollectedMatch
         switch prefixLength {
         case 1:
             guard prefersWalking(matches: kept.products, products: products, wanted: wanted) else { return nil }
             return max(textWalkMinimumBudget, collecting)
-        case 2:
+        default:
             guard sort == .name, wanted <= SearchPrefixCounts.walkHintMatches, let steps = kept.nameWalkSteps, steps <= collecting else {
                 return nil
             }
             return max(textWalkMinimumBudget, 2 * steps)
-        default:
-            return nil
         }
     }
 
@@ -311,13 +313,30 @@ struct ProductPageReader {
 
     /// The page by walking every product in page order and testing its text with `matcher`; the total is
     /// known. Returns nil when it walked `budget` products (nil: no limit) without filling the page.
-    private func walked(_ db: Database, testing matcher: ProductTextMatcher, total: Int, budget: Int?) throws -> ProductPage? {
+    /// - Parameter start: sorted by name, the place in the name order to start from, when no product before it
+    ///   matches (nil: the first product).
+    private func walked(
+        _ db: Database, testing matcher: ProductTextMatcher, total: Int, budget: Int?, from start: SearchPrefixCounts.NameKey?
+    ) throws -> ProductPage? {
         var pageSeqs: [Int64] = []
         var seen = 0
         var steps = 0
         var gaveUp = false
         guard limit > 0, total > 0 else { return ProductPage(products: [], totalCount: total) }
-        try DirectStatement(db, "SELECT p.seq, p.name, p.description FROM product p ORDER BY \(orderClause)").forEachRow([]) { row in
+        let walk: DirectStatement
+        var arguments: [DirectStatement.Argument] = []
+        if let start, query.sort == .name {
+            // Spelled so that SQLite seeks the name index (a row value, `(name, id) >= (?, ?)`, scans it whole).
+            walk = try DirectStatement(db, """
+                SELECT p.seq, p.name, p.description FROM product p
+                WHERE p.name >= ?1 COLLATE NOCASE AND (p.name > ?1 COLLATE NOCASE OR p.id >= ?2)
+                ORDER BY \(orderClause)
+                """)
+            arguments = [.text(start.name), .text(start.id)]
+        } else {
+            walk = try DirectStatement(db, "SELECT p.seq, p.name, p.description FROM product p ORDER BY \(orderClause)")
+        }
+        try walk.forEachRow(arguments) { row in
             steps += 1
             if let budget, steps > budget {
                 gaveUp = true

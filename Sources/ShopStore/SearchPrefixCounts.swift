@@ -1,35 +1,44 @@
 import GRDB
 import Shop
 
-/// How many products each search of one or two characters (`"a"*`: every product with a word starting with
-/// `a`) matches, kept in the database beside the catalog's text version they are exact for; and, for each, how
-/// far along the name order its first page lies.
+/// How many products each search of one word of up to four characters (`"a"*`: every product with a word
+/// starting with `a`) matches, kept in the database beside the catalog's text version they are exact for; and,
+/// for each, where its first match lies in the name order and how far its first page reaches from there.
 ///
 /// Why: the page a search shows states its total, and the index counts a short prefix's matches at about
 /// 40 ns each: 43 ms for `a` at a million products, against a goal of 15 ms for the whole answer; and a search
 /// whose total is known can find its page by walking products in page order (see ``ProductPageReader``)
-/// instead of collecting every match. A longer search matches few enough products to be counted at once.
+/// instead of collecting every match. A longer word matches few enough products to be counted at once.
 ///
 /// How they stay exact: the index's triggers count every change of a product's text in
 /// `search_text_version.version`; the one-letter counts are used only while `counted` equals it, the two-letter
-/// ones while `counted_two_letters` does. The writes that change product text (a product created, edited or
-/// deleted) apply their change to the counts and mark them exact again; a change made any other way (the
-/// `sqlite3` shell, say) leaves them stale, and searches count in the index until the next ``recount(_:)`` (a
-/// seed, or a migration). A server from before `v12-search-counts-two-letters` writing to the file keeps the
-/// one-letter counts and marks only `counted`: the two-letter counts it did not keep go unused.
+/// ones while `counted_two_letters` does, the three- and four-letter ones and the starts (below) while
+/// `counted_with_starts` does. The writes that change product text (a product created, edited or deleted) apply
+/// their change to the counts and mark them exact again; a change made any other way (the `sqlite3` shell, say)
+/// leaves them stale, and searches count in the index until the next ``recount(_:)`` (a seed, or a migration).
+/// A server from before `v12-search-counts-two-letters` writing to the file keeps the one-letter counts and
+/// marks only `counted`, one from before `v13-search-walk-starts` keeps two letters too and marks
+/// `counted_two_letters` as well: what it did not keep goes unused.
 ///
-/// The walk's depth (`name_walk_steps`) is a hint, not kept exact: the products a walk in name order passes
-/// until it has a page (``walkHintMatches``) of a prefix's matches, measured by ``recount(_:)``. A two-letter
-/// prefix's matches can lie anywhere along the name order (at a million products `"la"` fills its page within
-/// 80 products, `"st"` needs 5 000), so a two-letter search walks only where the hint says the walk is short;
-/// a hint made stale by later writes costs time (the walk gives up and the matches are collected), never a
-/// wrong page.
+/// Where a walk in name order starts (`walk_start_name`, `walk_start_id`) is kept exact as a bound: no product
+/// sorting before it matches the prefix. ``recount(_:)`` sets it to the prefix's first match in name order, and
+/// a write that gives a product sorting before it a word with the prefix moves it to that product; a deletion
+/// leaves it a bound. Matches can be bunched late in the name order: at a million products `"st"`'s first match
+/// is the 5 018th product, and its page is full 20 products later.
+///
+/// The walk's depth (`name_walk_steps`) is a hint, not kept exact: the products a walk in name order passes,
+/// from its start, until it has a page (``walkHintMatches``) of a prefix's matches, measured by ``recount(_:)``.
+/// A prefix's matches can be spread thinly along the name order, so a search of two letters or more walks only
+/// where the hint says the walk is short; a hint made stale by later writes costs time (the walk gives up and
+/// the matches are collected), never a wrong page.
 enum SearchPrefixCounts {
     /// The longest prefix kept, in characters (Unicode scalars, as SQLite's `substr` counts them). One letter
-    /// matches densely enough for a walk to pay every time; two letters walk only where the hint says so (two
+    /// matches densely enough for a walk to pay every time; longer ones walk only where the hint says so (two
     /// letters walking by the count alone took `"st"` at a million products from 15 to 22–32 ms: its walk
-    /// gave up, then collected).
-    static let longestPrefix = 2
+    /// gave up, then collected). Four letters cover the words typed before a search narrows (`"wool"`: 100 268
+    /// matches at a million products, 10–16 ms collected, ~2 ms walked from its start); a recount at a million
+    /// products enumerates 34 M matches for the 369 prefixes of up to four letters (2.5 s, against 1.5 s for two).
+    static let longestPrefix = 4
 
     /// The matches a walk's hint is measured for: a page of the catalog screen (its first page, 20 products).
     static let walkHintMatches = 20
@@ -38,15 +47,24 @@ enum SearchPrefixCounts {
     struct Kept: Equatable {
         /// The products matching it (exact).
         var products: Int
-        /// The products a walk in name order (``ProductPageReader/byName``) passes until it has found
-        /// ``walkHintMatches`` matches, as measured by the last recount (a hint); nil when not measured: the
-        /// recount walks only as far as a walk could pay for the most frequent prefix, and a prefix newer than
-        /// the recount has none.
+        /// The products a walk in name order (``ProductPageReader/byName``) passes from ``nameWalkStart`` until
+        /// it has found ``walkHintMatches`` matches, as measured by the last recount (a hint); nil when not
+        /// measured: the prefix had fewer matches, or is newer than the recount, or the starts are not kept.
         var nameWalkSteps: Int?
+        /// Where a walk in name order may start: no product sorting before it matches (exact); nil when not
+        /// known (the walk starts at the first product).
+        var nameWalkStart: NameKey? = nil
+    }
+
+    /// A product's place in the name order (``ProductPageReader/byName``): its name, compared without ASCII
+    /// case (`COLLATE NOCASE`), then its id.
+    struct NameKey: Equatable, Sendable {
+        var name: String
+        var id: String
     }
 
     /// Migration `v7-search-counts`: the tables, and the index's triggers that count text changes (the counts
-    /// themselves are made by `v12-search-counts-two-letters`).
+    /// themselves are made by `v13-search-walk-starts`).
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE search_text_version (
@@ -65,15 +83,27 @@ enum SearchPrefixCounts {
             DROP TRIGGER product_fts_update;
             """)
         try db.execute(sql: ProductSearch.createTriggersSQL)
-        // Counted by `v12-search-counts-two-letters`, which runs next on any database that runs this one.
+        // Counted by `v13-search-walk-starts`, which runs after `v12-search-counts-two-letters` on any database that
+        // runs this one.
     }
 
-    /// Migration `v12-search-counts-two-letters`: the two-letter counts' own mark of exactness, the walk's hint,
-    /// and every count again (two letters now).
+    /// Migration `v12-search-counts-two-letters`: the two-letter counts' own mark of exactness and the walk's hint
+    /// (the counts themselves are made by `v13-search-walk-starts`, which runs next on any database that runs
+    /// this one).
     static func migrateTwoLetters(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE search_text_version ADD COLUMN counted_two_letters INTEGER NOT NULL DEFAULT -1;
             ALTER TABLE search_prefix_count ADD COLUMN name_walk_steps INTEGER;
+            """)
+    }
+
+    /// Migration `v13-search-walk-starts`: where each prefix's walk in name order starts, its own mark of
+    /// exactness, and every count, start and hint made again (2.5 s at a million products, once).
+    static func migrateWalkStarts(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE search_text_version ADD COLUMN counted_with_starts INTEGER NOT NULL DEFAULT -1;
+            ALTER TABLE search_prefix_count ADD COLUMN walk_start_name TEXT;
+            ALTER TABLE search_prefix_count ADD COLUMN walk_start_id TEXT;
             """)
         try recount(db)
     }
@@ -85,24 +115,32 @@ enum SearchPrefixCounts {
         try kept(db, prefix: prefix)?.products
     }
 
-    /// What is kept for `prefix` (as ``products(_:prefix:)`` reads it), with the walk's hint.
+    /// What is kept for `prefix` (as ``products(_:prefix:)`` reads it), with the walk's start and hint (both
+    /// nil while the starts are not kept: the hint counts from the start).
     static func kept(_ db: Database, prefix: String) throws -> Kept? {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT v.version = v.counted, v.version = v.counted_two_letters, c.products, c.name_walk_steps
+            SELECT v.version = v.counted, v.version = v.counted_two_letters, v.version = v.counted_with_starts,
+                   c.products, c.name_walk_steps, c.walk_start_name, c.walk_start_id
             FROM search_text_version v LEFT JOIN search_prefix_count c ON c.prefix = ?
             """), arguments: [prefix])
-        guard let row, row[prefix.unicodeScalars.count < 2 ? 0 : 1] as Bool? == true else { return nil }
-        let products: Int? = row[2]  // NULL: no product has a word with that prefix
-        return Kept(products: products ?? 0, nameWalkSteps: row[3])
+        guard let row, row[min(prefix.unicodeScalars.count, 3) - 1] as Bool? == true else { return nil }
+        let products: Int? = row[3]  // NULL: no product has a word with that prefix
+        guard row[2] as Bool? == true else { return Kept(products: products ?? 0, nameWalkSteps: nil) }
+        let start = (row[5] as String?).flatMap { name in (row[6] as String?).map { NameKey(name: name, id: $0) } }
+        return Kept(products: products ?? 0, nameWalkSteps: row[4], nameWalkStart: start)
     }
 
-    /// The text version, and the versions the one- and two-letter counts are exact for.
-    static func versions(_ db: Database) throws -> (version: Int64, counted: Int64, countedTwoLetters: Int64) {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT version, counted, counted_two_letters FROM search_text_version"))
-        return (row?[0] ?? 0, row?[1] ?? -1, row?[2] ?? -1)
+    /// The text version, and the versions the one- and two-letter counts and the walks' starts are exact for.
+    static func versions(_ db: Database) throws -> (version: Int64, counted: Int64, countedTwoLetters: Int64, countedWithStarts: Int64) {
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT version, counted, counted_two_letters, counted_with_starts FROM search_text_version
+            """))
+        return (row?[0] ?? 0, row?[1] ?? -1, row?[2] ?? -1, row?[3] ?? -1)
     }
 
-    /// Counts every prefix again in the index: the counts are then exact for the catalog's text as it is.
+    /// Counts every prefix again in the index, and finds its walk's start and hint: they are then exact for the
+    /// catalog's text as it is. Each prefix's matches are collected (~0.06 µs each) and their first
+    /// ``walkHintMatches`` in name order picked by the name order's positions, read once here.
     static func recount(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM search_prefix_count")
         // The vocabulary is read once (each read walks the whole index: ~0.6 s at a million products); the
@@ -111,80 +149,96 @@ enum SearchPrefixCounts {
         for longest in try String.fetchAll(db, sql: "SELECT DISTINCT substr(term, 1, \(longestPrefix)) FROM product_fts_terms") {
             scalarPrefixes.formUnion(leadingPrefixes(of: longest.unicodeScalars))
         }
-        let prefixes = scalarPrefixes.map(text(of:))
-        let count = try db.makeStatement(sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH ?")
-        let insert = try db.makeStatement(sql: "INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)")
-        for prefix in prefixes {
-            let products = try Int.fetchOne(count, arguments: ["\"" + prefix.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"]) ?? 0
-            if products > 0 { try insert.execute(arguments: [prefix, products]) }
-        }
-        try measureNameWalks(db)
-        try db.execute(sql: "UPDATE search_text_version SET counted = version, counted_two_letters = version")
-    }
-
-    /// Walks the catalog in name order, testing each product's text as the index reads it, and records for
-    /// each counted prefix after how many products it had ``walkHintMatches`` matches. The walk stops where no
-    /// prefix could still gain from walking: past the largest count divided by the steps a collected match is
-    /// worth (``ProductPageReader/textWalkStepsPerCollectedMatch``); at a million products 25 000 steps (`a` matches
-    /// every product), ~0.1 s.
-    private static func measureNameWalks(_ db: Database) throws {
-        let largest = try Int.fetchOne(db, sql: "SELECT MAX(products) FROM search_prefix_count") ?? 0
-        let stepLimit = largest / ProductPageReader.textWalkStepsPerCollectedMatch
-        guard stepLimit > 0 else { return }
-        let tokenizer = try db.makeTokenizer(ProductSearch.tokenizer)
-        var found: [[Unicode.Scalar]: Int] = [:]
-        var steps: [[Unicode.Scalar]: Int] = [:]
-        var walked = 0
-        try DirectStatement(db, "SELECT p.name, p.description FROM product p ORDER BY \(ProductPageReader.byName) LIMIT ?")
-            .forEachRow([.integer(Int64(stepLimit))]) { row in
-                walked += 1
-                for prefix in try prefixes(of: ProductText(name: row.text(0), description: row.text(1)), tokenizer) {
-                    let matches = found[prefix, default: 0] + 1
-                    found[prefix] = matches
-                    if matches == walkHintMatches { steps[prefix] = walked }
-                }
-                return true
+        let maximumSeq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0
+        // Positions are kept empty where seqs are too sparse for them: then neither starts nor hints.
+        let nameOrder = NameOrder()
+        try nameOrder.read(db)
+        let positions = nameOrder.positions(at: try NameOrder.Version.current(db))
+        let key = try db.makeStatement(sql: "SELECT name, id FROM product WHERE seq = ?")
+        let insert = try db.makeStatement(sql: """
+            INSERT INTO search_prefix_count (prefix, products, name_walk_steps, walk_start_name, walk_start_id)
+            VALUES (?, ?, ?, ?, ?)
+            """)
+        for prefix in scalarPrefixes.map(text(of:)) {
+            let expression = "\"" + prefix.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"
+            guard let positions, !positions.ranks.isEmpty else {
+                let products = try Int.fetchOne(db, sql: "SELECT count(*) FROM product_fts WHERE product_fts MATCH ?", arguments: [expression]) ?? 0
+                if products > 0 { try insert.execute(arguments: [prefix, products, nil, nil, nil]) }
+                continue
             }
-        let update = try db.makeStatement(sql: "UPDATE search_prefix_count SET name_walk_steps = ? WHERE prefix = ?")
-        for (scalars, count) in steps {
-            try update.execute(arguments: [count, text(of: scalars)])
+            var matches = SeqSet(maximum: maximumSeq)
+            try matches.collect(db, sql: "SELECT storefront_collect_rowids(?1, rowid) FROM product_fts WHERE product_fts MATCH ?2", text: expression)
+            guard matches.count > 0 else { continue }
+            let first = positions.first(walkHintMatches, of: matches) ?? []
+            let start = try first.first.flatMap { try Row.fetchOne(key, arguments: [$0]) }
+            let steps = first.count == walkHintMatches
+                ? Int(positions.ranks[Int(first[first.count - 1])] - positions.ranks[Int(first[0])]) + 1 : nil
+            try insert.execute(arguments: [prefix, matches.count, steps, start?[0] as String?, start?[1] as String?])
         }
+        try db.execute(sql: "UPDATE search_text_version SET counted = version, counted_two_letters = version, counted_with_starts = version")
     }
 
     /// Applies changes of product text made in this transaction since the text version was `before`: for
-    /// each product, its text before (nil: created) and after (nil: deleted), as stored. When the counts were
-    /// exact before and the changes are all the index counted since, they are exact after; otherwise they
-    /// stay stale. Two-letter counts that were stale before (an older server wrote since) stay stale.
-    static func textsChanged(_ db: Database, since before: Int64, _ changes: [(old: ProductText?, new: ProductText?)]) throws {
+    /// each product, its id and its text before (nil: created) and after (nil: deleted), as stored. When the
+    /// counts were exact before and the changes are all the index counted since, they are exact after;
+    /// otherwise they stay stale. Two-letter counts that were stale before (an older server wrote since) stay
+    /// stale, and so do the walks' starts: a product given a word with a prefix moves the prefix's start to
+    /// itself when it sorts before it.
+    static func textsChanged(_ db: Database, since before: Int64, _ changes: [(id: String, old: ProductText?, new: ProductText?)]) throws {
         let now = try versions(db)
-        let counted = changes.filter { $0.old != $0.new }.count
-        guard now.counted == before, now.version - before == counted, counted > 0 else { return }
+        let changes = changes.filter { $0.old != $0.new }
+        guard now.counted == before, now.version - before == changes.count, !changes.isEmpty else { return }
         let keepsTwoLetters = now.countedTwoLetters == before
+        let keepsStarts = keepsTwoLetters && now.countedWithStarts == before
         let tokenizer = try db.makeTokenizer(ProductSearch.tokenizer)
         // Keyed by scalars, as SQLite compares text (Swift's String equality would merge canonically
         // equivalent characters, which the index keeps apart).
         var delta: [[Unicode.Scalar]: Int] = [:]
-        for change in changes where change.old != change.new {
+        var given: [(start: NameKey, prefixes: Set<[Unicode.Scalar]>)] = []
+        for change in changes {
             let old = try change.old.map { try prefixes(of: $0, tokenizer) } ?? []
             let new = try change.new.map { try prefixes(of: $0, tokenizer) } ?? []
             for prefix in old.subtracting(new) { delta[prefix, default: 0] -= 1 }
             for prefix in new.subtracting(old) { delta[prefix, default: 0] += 1 }
+            // Its name may have moved it before a start of a prefix it had: every prefix it has now.
+            if let text = change.new { given.append((NameKey(name: text.name, id: change.id), new)) }
         }
-        for (scalars, change) in delta where change != 0 && (scalars.count < 2 || keepsTwoLetters) {
+        var created = Set<[Unicode.Scalar]>()
+        for (scalars, change) in delta where change != 0 && (scalars.count == 1 || (scalars.count == 2 ? keepsTwoLetters : keepsStarts)) {
             let prefix = text(of: scalars)
-            let products = (try Int.fetchOne(db, sql: "SELECT products FROM search_prefix_count WHERE prefix = ?", arguments: [prefix]) ?? 0) + change
+            let kept = try Int.fetchOne(db, sql: "SELECT products FROM search_prefix_count WHERE prefix = ?", arguments: [prefix])
+            let products = (kept ?? 0) + change
             if products > 0 {
                 try db.execute(sql: """
                     INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)
                     ON CONFLICT (prefix) DO UPDATE SET products = excluded.products
                     """, arguments: [prefix, products])
+                if kept == nil { created.insert(scalars) }
             } else {
                 try db.execute(sql: "DELETE FROM search_prefix_count WHERE prefix = ?", arguments: [prefix])
             }
         }
-        try db.execute(
-            sql: "UPDATE search_text_version SET counted = version, counted_two_letters = CASE WHEN ? THEN version ELSE counted_two_letters END",
-            arguments: [keepsTwoLetters])
+        if keepsStarts {
+            // A start moves back to a product sorting before it (ProductPageReader.byName); a prefix no product had
+            // starts at its first. An unknown start (NULL) stays unknown.
+            let moveStart = try db.cachedStatement(sql: """
+                UPDATE search_prefix_count SET walk_start_name = ?1, walk_start_id = ?2
+                WHERE prefix = ?3 AND (
+                    (walk_start_name IS NULL AND ?4)
+                    OR ?1 < walk_start_name COLLATE NOCASE
+                    OR (?1 = walk_start_name COLLATE NOCASE AND ?2 < walk_start_id))
+                """)
+            for (start, prefixes) in given {
+                for scalars in prefixes {
+                    try moveStart.execute(arguments: [start.name, start.id, text(of: scalars), created.contains(scalars)])
+                }
+            }
+        }
+        try db.execute(sql: """
+            UPDATE search_text_version SET counted = version,
+                counted_two_letters = CASE WHEN ?1 THEN version ELSE counted_two_letters END,
+                counted_with_starts = CASE WHEN ?2 THEN version ELSE counted_with_starts END
+            """, arguments: [keepsTwoLetters, keepsStarts])
     }
 
     /// The prefixes (of 1 to ``longestPrefix`` characters) of the tokens of a product's text, as the index

@@ -21,6 +21,7 @@ enum ShopSchema {
         migrator.registerMigration("v10-category-counts", migrate: CategoryCounts.migrate)
         migrator.registerMigration("v11-product-key-changes", migrate: NameOrder.migrate)
         migrator.registerMigration("v12-search-counts-two-letters", migrate: SearchPrefixCounts.migrateTwoLetters)
+        migrator.registerMigration("v13-search-walk-starts", migrate: SearchPrefixCounts.migrateWalkStarts)
         return migrator
     }
 

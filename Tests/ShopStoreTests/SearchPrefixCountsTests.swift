@@ -136,50 +136,144 @@ import Testing
         #expect(try await catalog.page(ProductQuery(searchText: "coz", limit: 5)).totalCount == (try await indexCount("coz")))
     }
 
-    /// Where a walk in name order has found `SearchPrefixCounts.walkHintMatches` matches of `prefix`, counted
-    /// from the index's matches and the name order; nil past what the recount walks (the largest count / 40).
-    func expectedNameWalkSteps(_ prefix: String, largest: Int) async throws -> Int? {
+    /// For each of `prefixes`, where a walk in name order of its matches starts (its first match) and how many
+    /// products it passes from there until it has `SearchPrefixCounts.walkHintMatches` of them (nil: fewer
+    /// matches), found from the index's matches and the name order.
+    func expectedNameWalks(_ prefixes: [String]) async throws -> [String: (start: SearchPrefixCounts.NameKey?, steps: Int?)] {
         try await database.writer.read { db in
-            let matches = Set(try Int64.fetchAll(db, sql: "SELECT rowid FROM product_fts WHERE product_fts MATCH ?", arguments: ["\"\(prefix)\"*"]))
-            let order = try Int64.fetchAll(db, sql: "SELECT p.seq FROM product p ORDER BY \(ProductPageReader.byName)")
-            var found = 0
-            for (index, seq) in order.enumerated() where matches.contains(seq) {
-                found += 1
-                if found == SearchPrefixCounts.walkHintMatches {
-                    return index + 1 <= largest / ProductPageReader.textWalkStepsPerCollectedMatch ? index + 1 : nil
+            let order = try Row.fetchAll(db, sql: "SELECT p.seq, p.name, p.id FROM product p ORDER BY \(ProductPageReader.byName)")
+            var walks: [String: (start: SearchPrefixCounts.NameKey?, steps: Int?)] = [:]
+            for prefix in prefixes {
+                let matches = Set(try Int64.fetchAll(db, sql: "SELECT rowid FROM product_fts WHERE product_fts MATCH ?", arguments: ["\"\(prefix)\"*"]))
+                var first: (step: Int, key: SearchPrefixCounts.NameKey)?
+                var steps: Int?
+                var found = 0
+                for (index, row) in order.enumerated() where matches.contains(row[0]) {
+                    if first == nil { first = (index + 1, SearchPrefixCounts.NameKey(name: row[1], id: row[2])) }
+                    found += 1
+                    if found == SearchPrefixCounts.walkHintMatches {
+                        steps = index + 1 - first!.step + 1
+                        break
+                    }
                 }
+                walks[prefix] = (first?.key, steps)
             }
-            return nil
+            return walks
         }
     }
 
-    @Test func theWalksHintIsWhereAPageOfMatchesFillsAlongTheNameOrder() async throws {
-        try await database.seed(products: 3_000)
+    /// What is kept for every prefix of the catalog.
+    func keptForEveryPrefix() async throws -> [(String, SearchPrefixCounts.Kept?)] {
         let all = try await prefixes()
-        let kept = try await database.writer.read { db in try all.map { prefix in (prefix, try SearchPrefixCounts.kept(db, prefix: prefix)) } }
-        let largest = kept.compactMap { $0.1?.products }.max() ?? 0
-        #expect(largest >= 40 * 20, "a walk of at least a page is measured")
+        return try await database.writer.read { db in try all.map { prefix in (prefix, try SearchPrefixCounts.kept(db, prefix: prefix)) } }
+    }
+
+    @Test func theWalksStartIsThePrefixsFirstMatchAndItsHintWhereAPageOfMatchesFills() async throws {
+        try await database.seed(products: 3_000)
+        let kept = try await keptForEveryPrefix()
+        let firstProduct = try await database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT p.name, p.id FROM product p ORDER BY \(ProductPageReader.byName) LIMIT 1")
+                .map { SearchPrefixCounts.NameKey(name: $0[0], id: $0[1]) }
+        }
+        let walks = try await expectedNameWalks(kept.map(\.0))
         var hinted = 0
+        var late = 0
         for (prefix, kept) in kept {
-            let expected = try await expectedNameWalkSteps(prefix, largest: largest)
-            #expect(kept?.nameWalkSteps == expected, "\(prefix)")
-            if expected != nil { hinted += 1 }
+            let expected = walks[prefix]!
+            #expect(kept?.nameWalkSteps == expected.steps, "\(prefix)")
+            #expect(kept?.nameWalkStart == expected.start, "\(prefix)")
+            if expected.steps != nil { hinted += 1 }
+            if let start = expected.start, start != firstProduct { late += 1 }
         }
         #expect(hinted > 5)
-        // Written since the recount: counted, not hinted.
-        try await create("Quokka Xylophone", "x marks the spot")
-        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "xy") } == SearchPrefixCounts.Kept(products: 1, nameWalkSteps: nil))
+        #expect(late > 5, "starts past the first product")
+        // Written since the recount: counted, started at itself, not hinted.
+        let created = try await create("Quokka Xylophone", "x marks the spot")
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "xy") } == SearchPrefixCounts.Kept(
+            products: 1, nameWalkSteps: nil, nameWalkStart: SearchPrefixCounts.NameKey(name: "Quokka Xylophone", id: created.id)))
     }
 
-    @Test func twoLetterSearchesFindThePageAnyPlanFindsWhateverTheHint() async throws {
+    /// Every prefix's page by walking from its start (as far as it takes) is the listing's.
+    func expectWalksFromTheStartsFindTheListingsPages(_ comment: Comment) async throws {
+        for prefix in try await prefixes() {
+            for (offset, limit) in [(5, 15)] {
+                let query = ProductQuery(searchText: prefix, sort: .name, offset: offset, limit: limit)
+                let pages = try await database.writer.read { db in
+                    try [ProductPageReader.Plan.listing, .walkingTestingText(nil)].map {
+                        try ProductPageReader(query: query, limit: limit, offset: offset, plan: $0).read(db)
+                    }
+                }
+                #expect(pages[0] == pages[1], "\(prefix) \(offset)+\(limit): \(comment)")
+            }
+        }
+    }
+
+    @Test func everyWriteKeepsTheStartsBeforeEveryMatch() async throws {
+        try await database.seed(products: 600)
+        try await expectWalksFromTheStartsFindTheListingsPages("as seeded")
+        let before = try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }
+        #expect(before?.nameWalkStart != nil)
+        // Sorting first, and with words of many prefixes: every start it has a prefix of moves to it.
+        let first = try await create("Aaa Stool", "a sturdy oak stand, smart linen and wool")
+        let moved = try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }
+        #expect(moved?.nameWalkStart == SearchPrefixCounts.NameKey(name: "Aaa Stool", id: first.id))
+        #expect(moved?.nameWalkStart != before?.nameWalkStart)
+        // The same name but for its case sorts with it, by id.
+        let second = try await create("AAA STOOL")
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }?.nameWalkStart?.id == min(first.id, second.id))
+        try await expectWalksFromTheStartsFindTheListingsPages("after two created first")
+        // Renamed to sort first, keeping its words; a rename that takes words away; a deletion of a start.
+        let last = try await catalog.page(ProductQuery(sort: .name, offset: 590, limit: 1)).products[0]
+        _ = try await catalog.update(id: last.id, ProductUpdate(name: "Aa " + last.name))
+        try await expectWalksFromTheStartsFindTheListingsPages("after a rename to the front")
+        _ = try await catalog.update(id: second.id, ProductUpdate(name: "Aaa Plain"))
+        try await catalog.delete(ids: [first.id])
+        try await expectWalksFromTheStartsFindTheListingsPages("after a rename and a deletion")
+        // The starts stay bounds after a deletion (not moved forward), and are used.
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }?.nameWalkStart?.id == min(first.id, second.id))
+    }
+
+    /// What a server from before `v13-search-walk-starts` writes with a product: the triggers count it, and it
+    /// marks the counts exact (it keeps them) but not the starts.
+    static func createAsBeforeWalkStarts(_ db: Database, name: String, description: String) throws {
+        try db.execute(sql: """
+            INSERT INTO product (seq, id, name, description, price, categoryId, stock, maxPerOrder, createdAt)
+            VALUES ((SELECT MAX(seq) + 1 FROM product), 'p-older', ?, ?, 100, 'office', 1, 1, 0);
+            INSERT INTO search_prefix_count (prefix, products)
+            SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
+            FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms
+                  UNION SELECT DISTINCT substr(term, 1, 2) FROM product_fts_terms)
+            WHERE true ON CONFLICT (prefix) DO UPDATE SET products = excluded.products;
+            UPDATE search_text_version SET counted = version, counted_two_letters = version;
+            """, arguments: [name, description])
+    }
+
+    @Test func aServerFromBeforeWalkStartsWritingLeavesThemUnused() async throws {
+        try await database.seed(products: 600)
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }?.nameWalkStart != nil)
+        try await database.writer.write { try Self.createAsBeforeWalkStarts($0, name: "Aaa Stool", description: "sturdy") }
+        let kept = try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }
+        #expect(kept?.products == (try await indexCount("st")))
+        #expect(kept?.nameWalkStart == nil && kept?.nameWalkSteps == nil)
+        try await expectWalksFromTheStartsFindTheListingsPages("after an older server's write")
+        let page = try await catalog.page(ProductQuery(searchText: "st", sort: .name, limit: 20))
+        #expect(page.products.first?.name == "Aaa Stool")
+        // This server's writes leave them unused too, until a recount.
+        try await create("Abc Stand")
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }?.nameWalkStart == nil)
+        try await database.writer.write { try SearchPrefixCounts.recount($0) }
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }?.nameWalkStart?.id == "p-older")
+    }
+
+    @Test func searchesOfTwoToFourLettersFindThePageAnyPlanFindsWhateverTheHint() async throws {
         try await database.seed(products: 3_000)
-        let twoLetters = try await prefixes().filter { $0.unicodeScalars.count == 2 }
+        let twoLetters = try await prefixes().filter { $0.unicodeScalars.count >= 2 }
         #expect(twoLetters.count > 20)
         // The hints as measured, none, and wrong: far too short, and far too long.
         for hints in ["name_walk_steps", "NULL", "1", "100000"] {
             try await database.writer.write { db in try db.execute(sql: "UPDATE search_prefix_count SET name_walk_steps = \(hints)") }
             for prefix in twoLetters {
-                for (offset, limit) in [(0, 20), (0, 5), (10, 10), (20, 20)] {
+                for (offset, limit) in [(0, 20), (10, 10)] {
                     let query = ProductQuery(searchText: prefix, sort: .name, offset: offset, limit: limit)
                     let pages = try await database.writer.read { db in
                         try [ProductPageReader.Plan.listing, .cheapest].map { try ProductPageReader(query: query, limit: limit, offset: offset, plan: $0).read(db) }
@@ -202,7 +296,9 @@ import Testing
         #expect(budget(SearchPrefixCounts.Kept(products: 100_000, nameWalkSteps: nil), 2, .name, 20) == nil)
         // Past what collecting 100 000 matches costs (2 500 steps).
         #expect(budget(SearchPrefixCounts.Kept(products: 100_000, nameWalkSteps: 2_501), 2, .name, 20) == nil)
-        #expect(budget(hinted, 3, .name, 20) == nil)
+        // Three and four letters as two.
+        #expect(budget(hinted, 3, .name, 20) == 1_200 && budget(hinted, 4, .name, 20) == 1_200)
+        #expect(budget(hinted, 4, .price, 20) == nil)
         // One letter walks by its count alone, whatever the sort.
         #expect(budget(SearchPrefixCounts.Kept(products: 600_000, nameWalkSteps: nil), 1, .price, 20) == 15_000)
         #expect(budget(SearchPrefixCounts.Kept(products: 100, nameWalkSteps: 3), 1, .name, 20) == nil)
@@ -228,7 +324,39 @@ import Testing
         try ShopSchema.migrator.migrate(queue)
         let migrated = SearchPrefixCountsTests(database: ShopDatabase(path: ":memory:", writer: queue))
         try await migrated.expectCountsAreTheIndexs("after the migration")
-        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT MAX(length(prefix)) FROM search_prefix_count") } == 2)
+        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT MAX(length(prefix)) FROM search_prefix_count") } == SearchPrefixCounts.longestPrefix)
+    }
+
+    @Test func aDatabaseCountedByTwoLettersIsCountedAgainWithItsStarts() async throws {
+        let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
+        try ShopSchema.migrator.migrate(queue, upTo: "v12-search-counts-two-letters")
+        try await queue.write { db in
+            // 600 products more, named in no order; then counted as `v12` counted, one count made wrong on purpose.
+            try db.execute(sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+                INSERT INTO product (seq, id, name, description, price, categoryId, stock, maxPerOrder, createdAt)
+                SELECT 10000 + i, 'g-' || i, (CASE i % 7 WHEN 0 THEN 'Stool ' WHEN 1 THEN 'Oak Desk ' WHEN 2 THEN 'Zebra Mug '
+                    ELSE 'Lamp ' END) || ((i * 7919) % 600), 'plain', 100, 'office', 1, 1, 0 FROM n;
+                INSERT INTO search_prefix_count (prefix, products)
+                SELECT p, (SELECT count(*) FROM product_fts WHERE product_fts MATCH '"' || p || '"*')
+                FROM (SELECT DISTINCT substr(term, 1, 1) AS p FROM product_fts_terms
+                      UNION SELECT DISTINCT substr(term, 1, 2) FROM product_fts_terms);
+                UPDATE search_prefix_count SET products = products + 1 WHERE prefix = 'z';
+                UPDATE search_text_version SET counted = version, counted_two_letters = version;
+                """)
+        }
+        try ShopSchema.migrator.migrate(queue)
+        let migrated = SearchPrefixCountsTests(database: ShopDatabase(path: ":memory:", writer: queue))
+        try await migrated.expectCountsAreTheIndexs("after the migration")
+        let kept = try await migrated.keptForEveryPrefix()
+        let walks = try await migrated.expectedNameWalks(kept.map(\.0))
+        var started = 0
+        for (prefix, kept) in kept {
+            let expected = walks[prefix]!
+            #expect(kept?.nameWalkStart == expected.start && kept?.nameWalkSteps == expected.steps, "\(prefix)")
+            if expected.start != nil { started += 1 }
+        }
+        #expect(started > 5)
     }
 
     @Test func aServerFromBeforeTwoLettersWritingLeavesThemUnused() async throws {
