@@ -204,18 +204,21 @@ enum SearchPrefixCounts {
             if let text = change.new { given.append((NameKey(name: text.name, id: change.id), new)) }
         }
         var created = Set<[Unicode.Scalar]>()
+        let read = try db.cachedStatement(sql: "SELECT products FROM search_prefix_count WHERE prefix = ?")
+        let write = try db.cachedStatement(sql: """
+            INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)
+            ON CONFLICT (prefix) DO UPDATE SET products = excluded.products
+            """)
+        let delete = try db.cachedStatement(sql: "DELETE FROM search_prefix_count WHERE prefix = ?")
         for (scalars, change) in delta where change != 0 && (scalars.count == 1 || (scalars.count == 2 ? keepsTwoLetters : keepsStarts)) {
             let prefix = text(of: scalars)
-            let kept = try Int.fetchOne(db, sql: "SELECT products FROM search_prefix_count WHERE prefix = ?", arguments: [prefix])
+            let kept = try Int.fetchOne(read, arguments: [prefix])
             let products = (kept ?? 0) + change
             if products > 0 {
-                try db.execute(sql: """
-                    INSERT INTO search_prefix_count (prefix, products) VALUES (?, ?)
-                    ON CONFLICT (prefix) DO UPDATE SET products = excluded.products
-                    """, arguments: [prefix, products])
+                try write.execute(arguments: [prefix, products])
                 if kept == nil { created.insert(scalars) }
             } else {
-                try db.execute(sql: "DELETE FROM search_prefix_count WHERE prefix = ?", arguments: [prefix])
+                try delete.execute(arguments: [prefix])
             }
         }
         if keepsStarts {
