@@ -166,8 +166,9 @@ public final class ShopDatabase: Sendable {
                 try DemoCatalog.insert(productCount: count, into: db)
                 try db.execute(sql: "INSERT INTO product_fts(product_fts) VALUES ('rebuild')")
                 try db.execute(sql: ProductSearch.createTriggersSQL)
-                try SearchPrefixCounts.recount(db)
+                // The catalog's size first: the search counts' recount reads the name positions, which it sizes by it.
                 try CategoryCounts.recount(db)
+                try SearchPrefixCounts.recount(db)
                 // Every server on the file reloads what it shows.
                 try ChangeLog.append(db, .reset, at: Date())
             }
