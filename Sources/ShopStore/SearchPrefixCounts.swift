@@ -48,8 +48,10 @@ enum SearchPrefixCounts {
         /// The products matching it (exact).
         var products: Int
         /// The products a walk in name order (``ProductPageReader/byName``) passes from ``nameWalkStart`` until
-        /// it has found ``walkHintMatches`` matches, as measured by the last recount (a hint); nil when not
-        /// measured: the prefix had fewer matches, or is newer than the recount, or the starts are not kept.
+        /// it has found ``walkHintMatches`` matches, as measured by the last recount and kept an upper bound when a
+        /// write moves the start (a hint); nil when not known: the prefix had fewer matches, is newer than the
+        /// recount, its start moved too far back, the recount found the name positions impractical, or the
+        /// starts are not kept.
         var nameWalkSteps: Int?
         /// Where a walk in name order may start: no product sorting before it matches (exact); nil when not
         /// known (the walk starts at the first product).
@@ -130,7 +132,8 @@ enum SearchPrefixCounts {
         return Kept(products: products ?? 0, nameWalkSteps: row[4], nameWalkStart: start)
     }
 
-    /// The text version, and the versions the one- and two-letter counts and the walks' starts are exact for.
+    /// The text version, and the versions the one-letter counts, the two-letter ones, and the three- and
+    /// four-letter ones with the walks' starts are exact for.
     static func versions(_ db: Database) throws -> (version: Int64, counted: Int64, countedTwoLetters: Int64, countedWithStarts: Int64) {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT version, counted, counted_two_letters, counted_with_starts FROM search_text_version
@@ -140,7 +143,9 @@ enum SearchPrefixCounts {
 
     /// Counts every prefix again in the index, and finds its walk's start and hint: they are then exact for the
     /// catalog's text as it is. Each prefix's matches are collected (~0.06 µs each) and their first
-    /// ``walkHintMatches`` in name order picked by the name order's positions, read once here.
+    /// ``walkHintMatches`` in name order picked by the name order's positions, read once here. Where the
+    /// positions are impractical (seqs far past the catalog's size, or below 0) the prefixes are only counted:
+    /// no starts, no hints.
     static func recount(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM search_prefix_count")
         // The vocabulary is read once (each read walks the whole index: ~0.6 s at a million products); the
@@ -150,10 +155,14 @@ enum SearchPrefixCounts {
             scalarPrefixes.formUnion(leadingPrefixes(of: longest.unicodeScalars))
         }
         let maximumSeq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0
-        // Positions are kept empty where seqs are too sparse for them: then neither starts nor hints.
-        let nameOrder = NameOrder()
-        try nameOrder.read(db)
-        let positions = nameOrder.positions(at: try NameOrder.Version.current(db))
+        // Positions are kept empty where seqs are too sparse for them, and a set of seqs holds none below 0 (a
+        // row written behind the store): then every prefix is counted by the index, without a start or hint.
+        var positions: NameOrder.Positions?
+        if try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM product") ?? 0 >= 0 {
+            let nameOrder = NameOrder()
+            try nameOrder.read(db)
+            positions = nameOrder.positions(at: try NameOrder.Version.current(db))
+        }
         let key = try db.makeStatement(sql: "SELECT name, id FROM product WHERE seq = ?")
         let insert = try db.makeStatement(sql: """
             INSERT INTO search_prefix_count (prefix, products, name_walk_steps, walk_start_name, walk_start_id)
@@ -182,8 +191,8 @@ enum SearchPrefixCounts {
     /// each product, its id and its text before (nil: created) and after (nil: deleted), as stored. When the
     /// counts were exact before and the changes are all the index counted since, they are exact after;
     /// otherwise they stay stale. Two-letter counts that were stale before (an older server wrote since) stay
-    /// stale, and so do the walks' starts: a product given a word with a prefix moves the prefix's start to
-    /// itself when it sorts before it.
+    /// stale, and so do the three- and four-letter ones and the walks' starts; a product given a word with a
+    /// prefix moves the prefix's start to itself when it sorts before it (``moveStart(_:of:to:isNew:)``).
     static func textsChanged(_ db: Database, since before: Int64, _ changes: [(id: String, old: ProductText?, new: ProductText?)]) throws {
         let now = try versions(db)
         let changes = changes.filter { $0.old != $0.new }
@@ -200,8 +209,11 @@ enum SearchPrefixCounts {
             let new = try change.new.map { try prefixes(of: $0, tokenizer) } ?? []
             for prefix in old.subtracting(new) { delta[prefix, default: 0] -= 1 }
             for prefix in new.subtracting(old) { delta[prefix, default: 0] += 1 }
-            // Its name may have moved it before a start of a prefix it had: every prefix it has now.
-            if let text = change.new { given.append((NameKey(name: text.name, id: change.id), new)) }
+            // With a new name it may sort before the start of any prefix it has; else only of those it gained.
+            if let text = change.new {
+                let renamed = change.old.map { !$0.name.utf8.elementsEqual(text.name.utf8) } ?? true
+                given.append((NameKey(name: text.name, id: change.id), renamed ? new : new.subtracting(old)))
+            }
         }
         var created = Set<[Unicode.Scalar]>()
         let read = try db.cachedStatement(sql: "SELECT products FROM search_prefix_count WHERE prefix = ?")
@@ -222,18 +234,9 @@ enum SearchPrefixCounts {
             }
         }
         if keepsStarts {
-            // A start moves back to a product sorting before it (ProductPageReader.byName); a prefix no product had
-            // starts at its first. An unknown start (NULL) stays unknown.
-            let moveStart = try db.cachedStatement(sql: """
-                UPDATE search_prefix_count SET walk_start_name = ?1, walk_start_id = ?2
-                WHERE prefix = ?3 AND (
-                    (walk_start_name IS NULL AND ?4)
-                    OR ?1 < walk_start_name COLLATE NOCASE
-                    OR (?1 = walk_start_name COLLATE NOCASE AND ?2 < walk_start_id))
-                """)
             for (start, prefixes) in given {
                 for scalars in prefixes {
-                    try moveStart.execute(arguments: [start.name, start.id, text(of: scalars), created.contains(scalars)])
+                    try moveStart(db, of: text(of: scalars), to: start, isNew: created.contains(scalars))
                 }
             }
         }
@@ -242,6 +245,39 @@ enum SearchPrefixCounts {
                 counted_two_letters = CASE WHEN ?1 THEN version ELSE counted_two_letters END,
                 counted_with_starts = CASE WHEN ?2 THEN version ELSE counted_with_starts END
             """, arguments: [keepsTwoLetters, keepsStarts])
+    }
+
+    /// Moves `prefix`'s start back to `key`, a product with a word with the prefix, when it sorts before it
+    /// (``ProductPageReader/byName``); a prefix no product had (`isNew`) starts at its first. An unknown start
+    /// (NULL) stays unknown. The hint is kept an upper bound of the walk from the new start: the walk passes the
+    /// products up to the old start, then what the old hint said; it is dropped when that is past what a walk
+    /// could pay (the count over ``ProductPageReader/textWalkStepsPerCollectedMatch``), which is as far as the
+    /// products between are counted (one letter's hint is not used: dropped).
+    private static func moveStart(_ db: Database, of prefix: String, to key: NameKey, isNew: Bool) throws {
+        let moving = try db.cachedStatement(sql: """
+            SELECT walk_start_name, walk_start_id, name_walk_steps, products FROM search_prefix_count
+            WHERE prefix = ?3 AND (
+                (walk_start_name IS NULL AND ?4)
+                OR ?1 < walk_start_name COLLATE NOCASE
+                OR (?1 = walk_start_name COLLATE NOCASE AND ?2 < walk_start_id))
+            """)
+        guard let row = try Row.fetchOne(moving, arguments: [key.name, key.id, prefix, isNew]) else { return }
+        var steps: Int? = nil
+        if prefix.unicodeScalars.count > 1, let hint: Int = row[2], let oldName: String = row[0], let oldId: String = row[1] {
+            let most = (row[3] as Int) / ProductPageReader.textWalkStepsPerCollectedMatch
+            // Spelled as the walk's seek, bounded above too: SQLite reads the name index between the two.
+            let between = try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT count(*) FROM (
+                    SELECT 1 FROM product p
+                    WHERE p.name >= ?1 COLLATE NOCASE AND (p.name > ?1 COLLATE NOCASE OR p.id >= ?2)
+                      AND p.name <= ?3 COLLATE NOCASE AND (p.name < ?3 COLLATE NOCASE OR p.id < ?4)
+                    LIMIT ?5)
+                """), arguments: [key.name, key.id, oldName, oldId, most + 1]) ?? 0
+            steps = between + hint <= most ? between + hint : nil
+        }
+        try db.cachedStatement(sql: """
+            UPDATE search_prefix_count SET walk_start_name = ?, walk_start_id = ?, name_walk_steps = ? WHERE prefix = ?
+            """).execute(arguments: [key.name, key.id, steps, prefix])
     }
 
     /// The prefixes (of 1 to ``longestPrefix`` characters) of the tokens of a product's text, as the index

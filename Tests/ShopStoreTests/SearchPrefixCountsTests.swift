@@ -4,8 +4,9 @@ import Shop
 import Testing
 @testable import ShopStore
 
-/// A search that walks products testing their text (``ProductTextMatcher``) finds what the index finds, and
-/// the kept counts of one- and two-letter searches (``SearchPrefixCounts``) are the index's counts, or unused.
+/// A search that walks products testing their text (``ProductTextMatcher``) finds what the index finds; the
+/// kept counts of searches of one to four letters (``SearchPrefixCounts``) are the index's counts, or unused; and
+/// the walks' starts lie before every match.
 @Suite struct SearchPrefixCountsTests {
     let database: ShopDatabase
     let catalog: any CatalogService
@@ -231,6 +232,52 @@ import Testing
         try await expectWalksFromTheStartsFindTheListingsPages("after a rename and a deletion")
         // The starts stay bounds after a deletion (not moved forward), and are used.
         #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") }?.nameWalkStart?.id == min(first.id, second.id))
+    }
+
+    @Test func aStartMovedBackKeepsItsHintAnUpperBoundOrDropsIt() async throws {
+        // 200 items, then 1 000 widgets, the only products with a word starting "st": its page is the first 20
+        // widgets, and a walk from its start pays up to 1 000 / 40 = 25 steps.
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1199)
+                INSERT INTO product (seq, id, name, description, price, categoryId, stock, maxPerOrder, createdAt)
+                SELECT 100000 + i, printf('w-%04d', i), CASE WHEN i < 200 THEN printf('Item %04d', i) ELSE printf('Widget %04d', i) END,
+                    CASE WHEN i < 200 THEN 'plain' ELSE 'stool' END, 100, 'office', 1, 1, 0 FROM n;
+                DELETE FROM product WHERE seq < 100000;
+                """)
+            try SearchPrefixCounts.recount(db)
+        }
+        let kept = { try await self.database.writer.read { try SearchPrefixCounts.kept($0, prefix: "st") } }
+        #expect(try await kept() == SearchPrefixCounts.Kept(
+            products: 1_000, nameWalkSteps: 20, nameWalkStart: SearchPrefixCounts.NameKey(name: "Widget 0200", id: "w-0200")))
+        // Just before it: the walk passes one more product.
+        let near = try await create("Widget", "stool")
+        #expect(try await kept() == SearchPrefixCounts.Kept(
+            products: 1_001, nameWalkSteps: 21, nameWalkStart: SearchPrefixCounts.NameKey(name: "Widget", id: near.id)))
+        let walked = try await expectedNameWalks(["st"])["st"]!
+        #expect(walked.start == SearchPrefixCounts.NameKey(name: "Widget", id: near.id) && walked.steps! <= 21)
+        try await expectWalksFromTheStartsFindTheListingsPages("after a start moved one product back")
+        // 100 items before it: past what a walk pays, the hint is dropped (the search collects).
+        let far = try await create("Item 0100 Stool")
+        #expect(try await kept() == SearchPrefixCounts.Kept(
+            products: 1_002, nameWalkSteps: nil, nameWalkStart: SearchPrefixCounts.NameKey(name: "Item 0100 Stool", id: far.id)))
+        try await expectWalksFromTheStartsFindTheListingsPages("after a start moved far back")
+    }
+
+    @Test func aRecountCountsAProductWithANegativeSeqInTheIndexWithoutStarts() async throws {
+        // Written behind the store: a set of seqs holds none below 0.
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO product (seq, id, name, description, price, categoryId, stock, maxPerOrder, createdAt)
+                VALUES (-5, 'p-negative', 'Negative Stool', 'nebula', 100, 'office', 1, 1, 0)
+                """)
+            try SearchPrefixCounts.recount(db)
+        }
+        try await expectCountsAreTheIndexs("with a negative seq")
+        for (prefix, kept) in try await keptForEveryPrefix() {
+            #expect(kept?.nameWalkStart == nil && kept?.nameWalkSteps == nil, "\(prefix)")
+        }
+        try await expectWalksFromTheStartsFindTheListingsPages("with a negative seq")
     }
 
     /// What a server from before `v13-search-walk-starts` writes with a product: the triggers count it, and it
