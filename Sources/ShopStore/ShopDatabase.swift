@@ -175,6 +175,24 @@ public final class ShopDatabase: Sendable {
         }
     }
 
+    /// Counts every short search again (``SearchPrefixCounts``: the totals of words of up to four letters, where
+    /// each one's first match lies in name order, the walks' hints), in one write: after a server older than
+    /// them, or a change made behind the store (the `sqlite3` shell), left them unused and searches counting in
+    /// the index. Holds the write lock while it runs: ~2.5 s at a million products.
+    /// - Returns: Whether they were stale before.
+    /// - Throws: ``ShopError`` `storageFailed`.
+    @discardableResult
+    public func recountSearch() async throws -> Bool {
+        try await StorageError.mapping {
+            try await write { db in
+                let versions = try SearchPrefixCounts.versions(db)
+                let stale = [versions.counted, versions.countedTwoLetters, versions.countedWithStarts].contains { $0 != versions.version }
+                try SearchPrefixCounts.recount(db)
+                return stale
+            }
+        }
+    }
+
     /// Deletes a guest's cart and favourites, synchronously: for a server whose connection ended as a guest
     /// (nothing can reach that guest's data afterwards: its id was the process's own).
     /// - Throws: ``ShopError`` `storageFailed`.

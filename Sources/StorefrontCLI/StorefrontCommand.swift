@@ -8,7 +8,7 @@ struct StorefrontCommand: ParsableCommand {
         commandName: "storefront",
         abstract: "A headless app server: the shop's ViewModels over JSON-RPC 2.0 on stdin/stdout.",
         version: StorefrontVersion.current,
-        subcommands: [ServeCommand.self, SeedCommand.self, OpenRPCCommand.self],
+        subcommands: [ServeCommand.self, SeedCommand.self, RecountCommand.self, OpenRPCCommand.self],
         defaultSubcommand: nil
     )
 }

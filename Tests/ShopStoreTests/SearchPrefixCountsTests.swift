@@ -123,8 +123,11 @@ import Testing
         #expect(try await catalog.page(ProductQuery(searchText: "z", limit: 10)).totalCount == (try await indexCount("z")))
         try await create("Zesty Lemon")
         #expect(try await database.writer.read { try SearchPrefixCounts.products($0, prefix: "z") } == nil)
-        try await database.writer.write { try SearchPrefixCounts.recount($0) }
+        // What `storefront recount` runs.
+        #expect(try await database.recountSearch() == true)
         try await expectCountsAreTheIndexs("after the recount")
+        #expect(try await database.writer.read { try SearchPrefixCounts.kept($0, prefix: "ze") }?.nameWalkStart != nil)
+        #expect(try await database.recountSearch() == false)
     }
 
     @Test func shortSearchesAnswerWithTheKeptCount() async throws {
