@@ -68,7 +68,8 @@ package enum ProductSearch {
 
     /// The filter for what a user typed.
     ///
-    /// The text is split at whitespace; words without a letter or digit are dropped (they cannot
+    /// The text is split at whitespace and control characters (the index's tokenizer separates words at both;
+    /// a NUL inside an FTS5 string would end it early); words without a letter or digit are dropped (they cannot
     /// match anything). Each word becomes an FTS5 string, with `"` doubled, so operators such as
     /// `NEAR`, `OR`, `-`, `*` or `:` are searched for as text; the words must all match (implicit AND),
     /// and the last one matches as a prefix, so results appear while the user is typing.
@@ -77,7 +78,7 @@ package enum ProductSearch {
     /// filter(for: #"oak "shelf"#)   // .match(#""oak" """shelf"*"#)
     /// ```
     package static func filter(for text: String) -> Filter {
-        let words = text.split(whereSeparator: \.isWhitespace)
+        let words = text.split(whereSeparator: separatesWords)
         if words.isEmpty { return .everything }
         let searchable = searchableWords(in: text)
         if searchable.isEmpty { return .nothing }
@@ -88,6 +89,12 @@ package enum ProductSearch {
     /// The words of `text` that can match something (those with a letter or digit), in order: each is one
     /// phrase of the search.
     package static func searchableWords(in text: String) -> [Substring] {
-        text.split(whereSeparator: \.isWhitespace).filter { $0.contains { $0.isLetter || $0.isNumber } }
+        text.split(whereSeparator: separatesWords).filter { $0.contains { $0.isLetter || $0.isNumber } }
+    }
+
+    /// Whether `character` separates the words of a search: whitespace, or a control character (U+0000–U+001F,
+    /// U+007F–U+009F).
+    private static func separatesWords(_ character: Character) -> Bool {
+        character.isWhitespace || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }

@@ -47,6 +47,16 @@ import Testing
         #expect(try await catalog.page(ProductQuery()).totalCount == 242)
     }
 
+    @Test func controlCharactersSeparateWordsAsWhitespaceDoes() async throws {
+        #expect(ProductSearch.filter(for: "oak\u{0}shelf") == .match(#""oak" "shelf"*"#))
+        #expect(ProductSearch.filter(for: "oak\u{7}\u{1B}shelf\u{7F}") == .match(#""oak" "shelf"*"#))
+        #expect(ProductSearch.filter(for: "\u{0}\u{85}") == .everything)
+        _ = try await create("Zyxel Qwerty Widget")
+        // A NUL inside an FTS5 string ended it: "unterminated string", the catalog failed.
+        #expect(try await search("zyxel\u{0}qwer") == ["Zyxel Qwerty Widget"])
+        #expect(try await search("qwer\u{0}") == ["Zyxel Qwerty Widget"])
+    }
+
     @Test func operatorWordsAreOrdinaryWords() async throws {
         _ = try await create("Near Fancy Thing", "or and not")
         #expect(try await search("NEAR") == ["Near Fancy Thing"])
