@@ -95,8 +95,8 @@ final class NameOrder: Sendable {
 
     /// Reads the positions in `db`, inside its read transaction, and keeps them unless those kept are newer;
     /// a want they are at least as new as is met. When seqs are too sparse for an array indexed by them
-    /// (``SeqSet/isPractical(maximum:bitsPerSeq:products:)``: rows written behind the store, or a catalog most of whose
-    /// products were deleted) they are kept empty at this version: every search then takes another plan, and
+    /// (``SeqSet/isPractical(maximum:bitsPerSeq:in:)``: rows written behind the store, seqs below 0, or a catalog most
+    /// of whose products were deleted) they are kept empty at this version: every search then takes another plan, and
     /// none reads them again until the catalog's text changes.
     /// - Throws: A `DatabaseError`.
     func read(_ db: Database) throws {

@@ -77,9 +77,8 @@ struct ProductPageReader {
                 }
             }
             // Seqs far past the catalog's size (most products deleted, or rows written behind the store), or
-            // below 0 (written behind it too; a set holds none): SQL alone, without a set of them.
-            let minimumSeq = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM product") ?? 0
-            guard minimumSeq >= 0, try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 1, in: db) else {
+            // below 0 (written behind it too): SQL alone, without a set of them.
+            guard try SeqSet.isPractical(maximum: maximumSeq, bitsPerSeq: 1, in: db) else {
                 return try listed(db, matching: expression)
             }
             var matches = SeqSet(maximum: maximumSeq)

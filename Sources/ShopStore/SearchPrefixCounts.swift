@@ -155,14 +155,11 @@ enum SearchPrefixCounts {
             scalarPrefixes.formUnion(leadingPrefixes(of: longest.unicodeScalars))
         }
         let maximumSeq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM product") ?? 0
-        // Positions are kept empty where seqs are too sparse for them, and a set of seqs holds none below 0 (a
-        // row written behind the store): then every prefix is counted by the index, without a start or hint.
-        var positions: NameOrder.Positions?
-        if try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM product") ?? 0 >= 0 {
-            let nameOrder = NameOrder()
-            try nameOrder.read(db)
-            positions = nameOrder.positions(at: try NameOrder.Version.current(db))
-        }
+        // Positions are kept empty where an array indexed by seqs is impractical (seqs far past the catalog's
+        // size, or below 0): then every prefix is counted by the index, without a start or hint.
+        let nameOrder = NameOrder()
+        try nameOrder.read(db)
+        let positions = nameOrder.positions(at: try NameOrder.Version.current(db))
         let key = try db.makeStatement(sql: "SELECT name, id FROM product WHERE seq = ?")
         let insert = try db.makeStatement(sql: """
             INSERT INTO search_prefix_count (prefix, products, name_walk_steps, walk_start_name, walk_start_id)

@@ -33,10 +33,13 @@ struct SeqSet {
     }
 
     /// ``isPractical(maximum:bitsPerSeq:products:)`` for the catalog in `db` (its size from the categories' kept
-    /// counts).
+    /// counts), and false when a seq is below 0 (a row written behind the store: an array indexed by seqs holds
+    /// none, so a set of matches would miss it).
     /// - Throws: A `DatabaseError`.
     static func isPractical(maximum: Int64, bitsPerSeq: Int64, in db: Database) throws -> Bool {
+        // The smallest seq is read from the tree's edge, as the largest is.
         try isPractical(maximum: maximum, bitsPerSeq: bitsPerSeq, products: { try CategoryCounts.products(db, in: nil) })
+            && (try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM product") ?? 0) >= 0
     }
 
     /// The most seqs ``isPractical(maximum:bitsPerSeq:products:)`` allows whatever the catalog's size (128 KiB
