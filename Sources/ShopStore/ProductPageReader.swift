@@ -146,8 +146,7 @@ struct ProductPageReader {
         case .walking, .walkingAtMost, .listing, .sortingMatches, .namePositions: return nil
         }
         // Sorted by name, the walk starts where the prefix's first match may be (no product before it matches).
-        let start = query.sort == .name ? kept?.nameWalkStart : nil
-        if let page = try walked(db, testing: matcher, total: total, budget: budget, from: start) { return page }
+        if let page = try walked(db, testing: matcher, total: total, budget: budget, from: kept?.nameWalkStart) { return page }
         return try fallback()
     }
 
@@ -313,8 +312,8 @@ struct ProductPageReader {
 
     /// The page by walking every product in page order and testing its text with `matcher`; the total is
     /// known. Returns nil when it walked `budget` products (nil: no limit) without filling the page.
-    /// - Parameter start: sorted by name, the place in the name order to start from, when no product before it
-    ///   matches (nil: the first product).
+    /// - Parameter start: the place in the name order to start from when sorted by name, where no product before
+    ///   it matches (nil, or another sort: the first product).
     private func walked(
         _ db: Database, testing matcher: ProductTextMatcher, total: Int, budget: Int?, from start: SearchPrefixCounts.NameKey?
     ) throws -> ProductPage? {
@@ -326,12 +325,7 @@ struct ProductPageReader {
         let walk: DirectStatement
         var arguments: [DirectStatement.Argument] = []
         if let start, query.sort == .name {
-            // Spelled so that SQLite seeks the name index (a row value, `(name, id) >= (?, ?)`, scans it whole).
-            walk = try DirectStatement(db, """
-                SELECT p.seq, p.name, p.description FROM product p
-                WHERE p.name >= ?1 COLLATE NOCASE AND (p.name > ?1 COLLATE NOCASE OR p.id >= ?2)
-                ORDER BY \(orderClause)
-                """)
+            walk = try DirectStatement(db, "SELECT p.seq, p.name, p.description FROM product p WHERE \(Self.fromNameKey) ORDER BY \(orderClause)")
             arguments = [.text(start.name), .text(start.id)]
         } else {
             walk = try DirectStatement(db, "SELECT p.seq, p.name, p.description FROM product p ORDER BY \(orderClause)")
@@ -362,6 +356,10 @@ struct ProductPageReader {
 
     /// The name order (`ORDER BY`), as the name index has it.
     static let byName = "p.name COLLATE NOCASE, p.id"
+
+    /// The products from the place in the name order (``byName``) of name `?1` and id `?2` on (`WHERE`), spelled
+    /// so that SQLite seeks the name index (a row value, `(name, id) >= (?, ?)`, scans it whole).
+    static let fromNameKey = "p.name >= ?1 COLLATE NOCASE AND (p.name > ?1 COLLATE NOCASE OR p.id >= ?2)"
 
     private var orderClause: String {
         switch query.sort {

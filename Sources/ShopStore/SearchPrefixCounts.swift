@@ -262,11 +262,11 @@ enum SearchPrefixCounts {
         var steps: Int? = nil
         if prefix.unicodeScalars.count > 1, let hint: Int = row[2], let oldName: String = row[0], let oldId: String = row[1] {
             let most = (row[3] as Int) / ProductPageReader.textWalkStepsPerCollectedMatch
-            // Spelled as the walk's seek, bounded above too: SQLite reads the name index between the two.
+            // The walk's seek, bounded above too: SQLite reads the name index between the two.
             let between = try Int.fetchOne(db.cachedStatement(sql: """
                 SELECT count(*) FROM (
                     SELECT 1 FROM product p
-                    WHERE p.name >= ?1 COLLATE NOCASE AND (p.name > ?1 COLLATE NOCASE OR p.id >= ?2)
+                    WHERE \(ProductPageReader.fromNameKey)
                       AND p.name <= ?3 COLLATE NOCASE AND (p.name < ?3 COLLATE NOCASE OR p.id < ?4)
                     LIMIT ?5)
                 """), arguments: [key.name, key.id, oldName, oldId, most + 1]) ?? 0
