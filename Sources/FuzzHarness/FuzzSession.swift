@@ -38,6 +38,8 @@ final class FuzzSession {
     ///   - maxBatchLength: the connection's batch limit, for the answers owed.
     init(connection: Connection, configuration: StdioTransportMachine.Configuration, maxBatchLength: Int) {
         self.connection = connection
+        // As `StdioTransport` serves it: state is flushed where the loop would wait.
+        connection.runsBeforeWaiting = true
         machine = StdioTransportMachine(configuration: configuration)
         expected = ExpectedAnswers(maxBatchLength: maxBatchLength)
         pump()
@@ -85,6 +87,10 @@ final class FuzzSession {
             case .writeOutput:
                 collectOutput()
             case .wait(let wait):
+                // Where `StdioTransport` would poll: what the main queue's jobs changed is sent first.
+                let pendingBefore = connection.outbox.pending.count
+                connection.beforeWaiting?()
+                if connection.outbox.pending.count != pendingBefore { continue }
                 if readsInput, !wait.readInput, !inputEnded, connection.exitCode == nil { readsHeldBack += 1 }
                 readsInput = wait.readInput
                 return

@@ -35,6 +35,15 @@ public final class Connection {
     /// The executor the requests' tasks prefer (the transport's main-queue executor in the server), so that
     /// their waits resume where they run instead of by way of the global pool; nil: none.
     public var taskExecutor: (any TaskExecutor)?
+    /// Whether the transport serving this connection calls ``beforeWaiting`` each time it has run the work the
+    /// main thread queued and is about to wait (``StdioTransport`` sets it while it serves). Producers that
+    /// coalesce what they send (state notifications) then send at that point instead of queueing a job of
+    /// their own, which would run before work queued after it (an action's commit, its next step).
+    public var runsBeforeWaiting = false
+    /// What the transport runs each time it has run every job the main thread queued and would wait (for
+    /// input, room for output, a timer or another thread), when ``runsBeforeWaiting``: the point where a run
+    /// loop's "before waiting" observers run. Output it queues is written before the transport waits.
+    public var beforeWaiting: (@MainActor () -> Void)?
     private var capabilities: JSONValue = [:]
     private var initializeHook: (@MainActor (InitializeParams) throws -> Void)?
     private var discoverExtras: [String: JSONValue] = [:]

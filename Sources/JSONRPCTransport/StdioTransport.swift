@@ -16,7 +16,10 @@ import Glibc
 /// polling with sleeps. Jobs that the main thread queues for itself run without a poll in
 /// between (up to ``maxRunsWithoutPoll`` rounds in a row, so that the input and the main dispatch queue
 /// are still looked at) and without a descriptor written per job; what each round answered is written
-/// before the next one runs (a commit's sync then waits behind the patches already made). Output the outbox
+/// before the next one runs (a commit's sync then waits behind the patches already made). When the loop
+/// would poll it first runs the connection's ``Connection/beforeWaiting`` (the host's flush of changed
+/// state, as a run loop's "before waiting" observers do), so the states one chain of jobs passed through
+/// leave as one notification, and a state that lasts while the server waits leaves as it waits. Output the outbox
 /// holds for its barrier (what a server says after a commit that its log sync has not yet covered) is let go
 /// when the loop would poll (out of jobs, or after the rounds above): it passes the barrier (syncs, once for
 /// every commit since) instead of polling with output held. Everything one
@@ -80,6 +83,8 @@ public final class StdioTransport {
             armedDeadline = nil
             cmq_give_back_jobs()
         }
+        connection.runsBeforeWaiting = true
+        defer { connection.runsBeforeWaiting = false }
         var machine = StdioTransportMachine(configuration: configuration)
         while true {
             let status = StdioTransportMachine.Status(of: connection)
@@ -91,7 +96,7 @@ public final class StdioTransport {
             case .writeOutput:
                 if !write(connection.outbox) { machine.handle(.outputClosed, now: Self.now()) }
             case .wait(let wait):
-                guard self.wait(wait, machine: &machine, outbox: connection.outbox) else { return 1 }
+                guard self.wait(wait, machine: &machine, connection: connection) else { return 1 }
             case .exit(let code, let reason):
                 log(reason, status)
                 return code
@@ -102,7 +107,8 @@ public final class StdioTransport {
     /// Polls as `wait` says, runs the main queue when it has jobs, and reports to `machine` what happened
     /// to the input. Returns false when `poll` failed.
     @MainActor
-    private func wait(_ wait: StdioTransportMachine.Wait, machine: inout StdioTransportMachine, outbox: Outbox) -> Bool {
+    private func wait(_ wait: StdioTransportMachine.Wait, machine: inout StdioTransportMachine, connection: Connection) -> Bool {
+        let outbox = connection.outbox
         // Jobs this thread queued (an action's next step, its commit): run them now, the machine writes what
         // they answered, and asks again.
         if runsWithoutPoll < Self.maxRunsWithoutPoll, cmq_jobs_queued() {
@@ -110,6 +116,11 @@ public final class StdioTransport {
             _ = cmq_run_jobs()
             return true
         }
+        // The loop would poll: what the jobs changed is sent now (state notifications, coalesced), and when
+        // that queued output the machine writes it first (then this point is reached again, with nothing left).
+        let pendingBefore = outbox.pending.count
+        connection.beforeWaiting?()
+        if outbox.pending.count != pendingBefore { return true }
         // Output held for its barrier (a commit's sync), and the loop would poll (no jobs left, or the rounds
         // without a poll used up: jobs that keep coming do not hold it longer): pass it (sync once for every
         // commit so far), and the machine writes it.

@@ -73,6 +73,11 @@ public final class ViewModelHost<Environment> {
         self.logger = logger
         for definition in contract.definitions { self.definitions[definition.type] = definition }
         connection.outbox.onDrain = { [weak self] in self?.flushDirty() }
+        connection.beforeWaiting = { [weak self, dirty] in
+            // Asked before every wait of the loop (every request's): nothing marked is the common case.
+            guard dirty.hasMarks else { return }
+            self?.flushDirty()
+        }
     }
 
     /// The ViewModel behind an open handle (for tests and tools in-process).
@@ -249,16 +254,22 @@ public final class ViewModelHost<Environment> {
     private func observeState(of entry: Entry) throws -> ChangedState? {
         var result: Result<ChangedState?, any Error> = .success(nil)
         let executor = connection.taskExecutor
+        let flushedBeforeWaiting = connection.runsBeforeWaiting
         withObservationTracking {
             result = Result { try entry.screen.readChangedState(sharedEncodings, entry.state) }
         } onChange: { [weak self, dirty, weak entry, executor] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
-            // once, so an action finishing in this same turn flushes it before answering. Otherwise the
-            // flush runs as a job after the current one: later changes in this turn fire no callback
-            // (the tracking is spent until the flush reads the state again), so one turn's changes
-            // become one notification. One flush is scheduled for all the ViewModels marked before it
-            // takes them (while the output is held back, the drain flushes them instead).
+            // once, so an action finishing later flushes it before answering. Later changes fire no
+            // callback (the tracking is spent until the flush reads the state again), so the changes
+            // made until the flush become one notification. One flush serves all the ViewModels marked
+            // before it takes them (while the output is held back, the drain flushes them instead).
             guard let entry, dirty.mark(entry) else { return }
+            // Served by a loop that flushes before it waits (the server's): the flush comes once the main
+            // thread has run what it queued, so an action whose work never waits (a checkout committed
+            // inline) sends its states with its answer, and a state that lasts while the server waits (a
+            // write behind another process's lock, a password's hashing) is sent as it waits.
+            if flushedBeforeWaiting { return }
+            // Otherwise the flush runs as a job after the current one.
             if let executor {
                 // Queued where the connection's requests run (the transport's own queue, not the main
                 // dispatch queue: no descriptor written for it).
@@ -342,12 +353,19 @@ public final class ViewModelHost<Environment> {
 /// at these only, not at every open ViewModel.
 final class DirtyList: Sendable {
     private let marked = Mutex<[any DirtyEntry]>([])
+    /// Whether anything is marked: set and cleared with the marks (under their lock), read without it.
+    private let anyMarked = Atomic<Bool>(false)
+
+    /// Whether a ViewModel is marked (a flush would take it). Marks are made where the ViewModels change, on
+    /// the main actor, so a read there sees every mark made before it.
+    var hasMarks: Bool { anyMarked.load(ordering: .acquiring) }
 
     /// Marks a ViewModel as changed.
     /// - Returns: Whether it is the first mark since the marks were last taken (a flush is then due).
     func mark(_ entry: any DirtyEntry) -> Bool {
         marked.withLock { marked in
             marked.append(entry)
+            anyMarked.store(true, ordering: .releasing)
             return marked.count == 1
         }
     }
@@ -355,7 +373,12 @@ final class DirtyList: Sendable {
     /// The ViewModels marked since the last call, each once, in the order of their handles; clears the marks.
     func take<Entry: DirtyEntry>() -> [Entry] {
         let taken = marked.withLock { marked -> [any DirtyEntry] in
-            defer { marked.removeAll(keepingCapacity: true) }
+            // Nothing marked (most calls: the loop asks before every wait): no copy of the buffer is made.
+            guard !marked.isEmpty else { return [] }
+            defer {
+                marked.removeAll(keepingCapacity: true)
+                anyMarked.store(false, ordering: .releasing)
+            }
             return marked
         }
         guard taken.count > 1 else { return taken.map { $0 as! Entry } }

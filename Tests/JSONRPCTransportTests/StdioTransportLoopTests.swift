@@ -94,6 +94,36 @@ extension MainThreadJobTests {
             }
         }
 
+        @Test func beforeWaitingRunsOnceTheQueuedJobsHaveRunAndWhatItSendsIsWritten() throws {
+            let connection = Self.connection()
+            let chain = JobChain(limit: 5)
+            connection.register(Self.method("chain"), handler: .immediate { _ in
+                chain.start()
+                return [:]
+            })
+            // What the chain had run each time the loop came to wait; a notification for each new count.
+            let seen = Mutex<[Int]>([])
+            connection.beforeWaiting = { [unowned connection] in
+                #expect(connection.runsBeforeWaiting)
+                let runs = chain.runs
+                let isNew = seen.withLock { seen in
+                    guard seen.last != runs else { return false }
+                    seen.append(runs)
+                    return true
+                }
+                if isNew { connection.notify("test/flushed", params: ["runs": .integer(Int64(runs))]) }
+            }
+            // The client waits for the second notification without sending anything more: unless the loop
+            // writes what the hook sent before it polls, it would wait for input with that notification held.
+            let served = try Self.serve(
+                connection, requests: [#"{"jsonrpc":"2.0","id":2,"method":"chain"}"#], oneAtATime: true, notifications: 2)
+            #expect(served.answers[2]?["result"] == [:])
+            // Never while the chain's jobs were queued (each queues the next): before it, and after its last.
+            #expect(seen.withLock { $0 } == [0, 5])
+            #expect(served.notifications.map { $0["params"]?["runs"] } == [0, 5])
+            #expect(!connection.runsBeforeWaiting, "only while the transport serves")
+        }
+
         @Test func outputHeldForItsBarrierIsLetGoByPassingItOnceTheJobsAreDone() throws {
             let connection = Self.connection()
             let barrier = CountingBarrier()
@@ -201,10 +231,19 @@ extension MainThreadJobTests {
         /// `requests` (each after the last one's answer when `oneAtATime`), read every answer and closed the
         /// input; returns the answers by id. The client gives up after 20 s without an answer.
         static func serve(_ connection: Connection, requests: [String], oneAtATime: Bool = false) throws -> [Int64: JSONValue] {
+            try serve(connection, requests: requests, oneAtATime: oneAtATime, notifications: 0).answers
+        }
+
+        /// As ``serve(_:requests:oneAtATime:)``, and the client reads on after the last answer until
+        /// `notifications` notifications have come (or 20 s without one); returns them too, in order.
+        static func serve(
+            _ connection: Connection, requests: [String], oneAtATime: Bool = false, notifications expected: Int
+        ) throws -> (answers: [Int64: JSONValue], notifications: [JSONValue]) {
             var input: [Int32] = [0, 0]
             var output: [Int32] = [0, 0]
             guard pipe(&input) == 0, pipe(&output) == 0 else { throw POSIXError(.EIO) }
             let answers = Mutex([Int64: JSONValue]())
+            let notifications = Mutex([JSONValue]())
             let (clientReads, clientWrites) = (output[0], input[1])
             let client = Thread {
                 defer {
@@ -213,8 +252,8 @@ extension MainThreadJobTests {
                 }
                 var pending = [UInt8]()
                 func send(_ line: String) { _ = (line + "\n").utf8CString.withUnsafeBufferPointer { write(clientWrites, $0.baseAddress, $0.count - 1) } }
-                func awaitAnswers(_ count: Int) {
-                    while answers.withLock({ $0.count }) < count {
+                func awaitAnswers(_ count: Int, notifications expected: Int = 0) {
+                    while answers.withLock({ $0.count }) < count || notifications.withLock({ $0.count }) < expected {
                         var descriptor = pollfd(fd: clientReads, events: Int16(POLLIN), revents: 0)
                         guard poll(&descriptor, 1, 20_000) == 1 else { return }
                         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -224,8 +263,11 @@ extension MainThreadJobTests {
                         while let end = pending.firstIndex(of: 0x0A) {
                             let line = Array(pending[..<end])
                             pending.removeSubrange(...end)
-                            if let answer = try? JSONValue(parsing: line), let id = answer["id"]?.integerValue {
-                                answers.withLock { $0[id] = answer }
+                            guard let message = try? JSONValue(parsing: line) else { continue }
+                            if let id = message["id"]?.integerValue {
+                                answers.withLock { $0[id] = message }
+                            } else if message["method"] != nil {
+                                notifications.withLock { $0.append(message) }
                             }
                         }
                     }
@@ -236,7 +278,7 @@ extension MainThreadJobTests {
                     send(request)
                     if oneAtATime { awaitAnswers(index + 2) }
                 }
-                awaitAnswers(requests.count + 1)
+                awaitAnswers(requests.count + 1, notifications: expected)
             }
             client.start()
             let transport = StdioTransport(
@@ -245,7 +287,7 @@ extension MainThreadJobTests {
             _ = transport.run(connection)
             close(input[0])
             close(output[1])
-            return answers.withLock { $0 }
+            return (answers.withLock { $0 }, notifications.withLock { $0 })
         }
     }
 }

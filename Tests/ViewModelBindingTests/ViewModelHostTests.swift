@@ -260,6 +260,34 @@ struct Harness {
         #expect(harness.host.openHandles.isEmpty)
     }
 
+    @Test func servedByALoopThatFlushesBeforeWaitingChangesAreSentAtThatPointAsOne() async throws {
+        let harness = Harness()
+        // As `StdioTransport` serves a connection: it calls `beforeWaiting` when it would wait.
+        harness.connection.runsBeforeWaiting = true
+        harness.send(1, "viewModel/open", ["type": "counter"])
+        _ = harness.takeMessages()
+        let model = try #require(harness.host.openModel("v1") as? CounterViewModel)
+        // Changes in several turns, the main actor's jobs run: no job of the host's sends them.
+        model.incrementTwice()
+        await harness.settle()
+        model.incrementTwice()
+        await harness.settle()
+        #expect(harness.takeMessages() == [])
+        harness.connection.beforeWaiting?()
+        let messages = harness.takeMessages()
+        try #require(messages.count == 1, "\(messages)")
+        #expect(messages[0]["params"]?["version"] == 2)
+        let patch = try JSONPatch(json: try #require(messages[0]["params"]?["patch"]))
+        #expect(try patch.apply(to: ["phase": "loading", "count": 0, "log": []]) == ["phase": "loading", "count": 4, "log": ["+2", "+2"]])
+        // Nothing changed since: nothing more; an action still sends its changes before its answer.
+        harness.connection.beforeWaiting?()
+        #expect(harness.takeMessages() == [])
+        harness.send(2, "counter/incrementTwice", ["viewModel": "v1"])
+        await harness.settle()
+        let answered = harness.takeMessages()
+        #expect(answered.map { $0["params"]?["version"] ?? $0["result"]?["version"] } == [3, 3], "\(answered)")
+    }
+
     @Test func whileTheClientIsNotReadingChangesAreCoalescedIntoOnePatch() async throws {
         let harness = Harness()
         harness.send(1, "viewModel/open", ["type": "counter"])
