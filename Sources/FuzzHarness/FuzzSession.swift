@@ -38,7 +38,7 @@ final class FuzzSession {
     ///   - maxBatchLength: the connection's batch limit, for the answers owed.
     init(connection: Connection, configuration: StdioTransportMachine.Configuration, maxBatchLength: Int) {
         self.connection = connection
-        // As `StdioTransport` serves it: state is flushed where the loop would wait.
+        // As `StdioTransport` serves it: changed state is flushed where the loop would wait.
         connection.runsBeforeWaiting = true
         machine = StdioTransportMachine(configuration: configuration)
         expected = ExpectedAnswers(maxBatchLength: maxBatchLength)
@@ -87,7 +87,10 @@ final class FuzzSession {
             case .writeOutput:
                 collectOutput()
             case .wait(let wait):
-                // Where `StdioTransport` would poll: what the main queue's jobs changed is sent first.
+                // Where `StdioTransport` would poll, what the jobs changed is sent first. The harness runs its
+                // tasks on the main dispatch queue, drained before each pump, so it flushes at least wherever
+                // the server would (more often: it may show a state the server would merge, such as a
+                // checkout's `submitting`).
                 let pendingBefore = connection.outbox.pending.count
                 connection.beforeWaiting?()
                 if connection.outbox.pending.count != pendingBefore { continue }

@@ -42,7 +42,8 @@ public final class Connection {
     public var runsBeforeWaiting = false
     /// What the transport runs each time it has run every job the main thread queued and would wait (for
     /// input, room for output, a timer or another thread), when ``runsBeforeWaiting``: the point where a run
-    /// loop's "before waiting" observers run. Output it queues is written before the transport waits.
+    /// loop's "before waiting" observers run. Output it queues is written before the transport waits. It has
+    /// one owner (the ViewModel host, which flushes changed state there): setting it replaces the last one.
     public var beforeWaiting: (@MainActor () -> Void)?
     private var capabilities: JSONValue = [:]
     private var initializeHook: (@MainActor (InitializeParams) throws -> Void)?

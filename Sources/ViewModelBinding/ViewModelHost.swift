@@ -9,10 +9,11 @@ import Synchronization
 /// Puts ViewModels on the wire: `viewModel/open`, `viewModel/close`, `viewModel/get`, one method per
 /// action, and the `viewModel/changed` stream of versioned patches.
 ///
-/// Each open ViewModel's state is read under `withObservationTracking`; a change marks it dirty and
-/// schedules one flush for the end of the main-actor turn, so changes made in one turn become one
-/// notification. Before an action answers, every dirty ViewModel is flushed, so the notifications an
-/// action caused are written before its response.
+/// Each open ViewModel's state is read under `withObservationTracking`; a change marks it dirty, and one
+/// flush sends every dirty ViewModel's changes since its last notification as one notification. The flush
+/// comes when the connection's loop would wait (``JSONRPC/Connection/beforeWaiting``, the server's stdio
+/// loop), else as a main-actor job queued at the first change. Before an action or `viewModel/get` answers,
+/// every dirty ViewModel is flushed, so the notifications an action caused are written before its response.
 @MainActor
 public final class ViewModelHost<Environment> {
     /// How notifications carry changes; set from the client's `initialize` capabilities.
@@ -268,6 +269,8 @@ public final class ViewModelHost<Environment> {
             // thread has run what it queued, so an action whose work never waits (a checkout committed
             // inline) sends its states with its answer, and a state that lasts while the server waits (a
             // write behind another process's lock, a password's hashing) is sent as it waits.
+            // (The ViewModels are `@MainActor`: their changes are made by the loop's own jobs, so the loop
+            // comes to that point after them. A change from another thread would not wake a loop in `poll`.)
             if flushedBeforeWaiting { return }
             // Otherwise the flush runs as a job after the current one.
             if let executor {

@@ -49,12 +49,19 @@ extension MainThreadJobTests {
             // Far more jobs than the client needs to be scheduled and write (a few seconds of them): without
             // the cap on rounds without a poll, `count` would be read only after the last.
             let chain = Self.registerJobChain(on: connection)
+            // The loop also comes to its "before waiting" point while the jobs keep coming (when it polls
+            // after the capped rounds): changed state is not held back until they stop.
+            let seenWhileRunning = Mutex(false)
+            connection.beforeWaiting = {
+                if chain.runs > 0 && chain.isRunning { seenWhileRunning.withLock { $0 = true } }
+            }
             let answers = try Self.serve(connection, requests: [
                 #"{"jsonrpc":"2.0","id":2,"method":"spin"}"#, #"{"jsonrpc":"2.0","id":3,"method":"count"}"#,
             ], oneAtATime: true)
             chain.stop()
             let runs = try #require(answers[3]?["result"]?.integerValue)
             #expect(runs > 0 && runs < 20_000_000)
+            #expect(seenWhileRunning.withLock { $0 })
         }
 
         /// Registers `spin`, which starts a chain of 20 million jobs of the main thread (a few seconds of them),
@@ -80,6 +87,8 @@ extension MainThreadJobTests {
             init(limit: Int) { self.limit = limit }
 
             var runs: Int { state.withLock { $0.runs } }
+            /// Whether the chain still queues jobs (not stopped, and under its limit).
+            var isRunning: Bool { state.withLock { !$0.stopped && $0.runs < limit } }
 
             func start() { MainQueue.async { self.step() } }
 

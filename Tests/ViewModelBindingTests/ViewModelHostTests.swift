@@ -279,13 +279,33 @@ struct Harness {
         #expect(messages[0]["params"]?["version"] == 2)
         let patch = try JSONPatch(json: try #require(messages[0]["params"]?["patch"]))
         #expect(try patch.apply(to: ["phase": "loading", "count": 0, "log": []]) == ["phase": "loading", "count": 4, "log": ["+2", "+2"]])
-        // Nothing changed since: nothing more; an action still sends its changes before its answer.
+        // Nothing changed since: nothing more, and the state is not even read; an action still sends its
+        // changes before its answer.
+        let reads = model.stateReads
         harness.connection.beforeWaiting?()
         #expect(harness.takeMessages() == [])
+        #expect(model.stateReads == reads)
         harness.send(2, "counter/incrementTwice", ["viewModel": "v1"])
         await harness.settle()
         let answered = harness.takeMessages()
         #expect(answered.map { $0["params"]?["version"] ?? $0["result"]?["version"] } == [3, 3], "\(answered)")
+    }
+
+    @Test func theDirtyListSaysWhetherAnythingIsMarkedUntilTheMarksAreTaken() {
+        final class Marked: DirtyEntry {
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        let list = DirtyList()
+        #expect(!list.hasMarks)
+        #expect(list.mark(Marked(2)))
+        #expect(!list.mark(Marked(1)), "only the first mark since the last take asks for a flush")
+        #expect(list.hasMarks)
+        let taken: [Marked] = list.take()
+        #expect(taken.map(\.number) == [1, 2])
+        #expect(!list.hasMarks, "the loop asks before every wait: nothing to flush")
+        let none: [Marked] = list.take()
+        #expect(none.isEmpty && !list.hasMarks)
     }
 
     @Test func whileTheClientIsNotReadingChangesAreCoalescedIntoOnePatch() async throws {

@@ -1,6 +1,6 @@
 // Accounts on the page: sign-up (the `registration` ViewModel), sign-in and sign-out (`login`), the profile
 // (`profile`), and the session token kept so that a reload stays signed in. Loaded before app.js, whose
-// helpers ($, el, act, open, connection, byType, showError) it uses once the page has started.
+// helpers ($, el, act, busy, open, connection, byType, showError) it uses once the page has started.
 //
 // Where the token is kept: each tab's own copy in sessionStorage (it survives the tab's reloads, and no other
 // tab can overwrite it), and the last one any tab kept in localStorage (so a new tab opens signed in as the
@@ -224,8 +224,9 @@ const accountRenderers = {
     fieldError("profile-name-error", errors.name);
     fieldError("profile-email-error", errors.email);
     fieldError("profile-bio-error", errors.bio);
-    $("profile-save").disabled = s.phase !== "loaded" || !s.hasChanges || s.savePhase === "submitting";
-    $("profile-save").textContent = s.savePhase === "submitting" ? "Saving…" : "Save";
+    const saving = s.savePhase === "submitting" || busy("profile", "save");
+    $("profile-save").disabled = s.phase !== "loaded" || !s.hasChanges || saving;
+    $("profile-save").textContent = saving ? "Saving…" : "Save";
     $("profile-discard").disabled = !s.hasChanges;
     $("profile-status").textContent = s.savePhase === "succeeded" && !s.hasChanges ? "Saved." : s.hasChanges ? "Unsaved changes." : "";
   },

@@ -120,14 +120,36 @@ function onChanged(params) {
   render(vm.type);
 }
 
+/** Actions whose button stays disabled while the page's own request is in flight: the state says
+ *  `submitting` only while the server waits (a write behind another process's lock, say); an order stored at
+ *  once goes from `idle` to `succeeded` in one patch, and a second click meanwhile would send a second request. */
+const guardedActions = new Set(["cart/checkout", "profile/save", "productForm/submit"]);
+const actionsInFlight = new Map();  // "type/action" -> how many of the page's requests are unanswered
+
+/** Whether a guarded action of `type` is in flight (its button shows it). */
+function busy(type, action) {
+  return (actionsInFlight.get(`${type}/${action}`) || 0) > 0;
+}
+
 /** Runs an action on the open ViewModel of `type`; errors are shown, never thrown. */
 async function act(type, action, args) {
   const vm = byType[type];
   if (!vm) return;
+  const method = `${type}/${action}`;
+  const guarded = guardedActions.has(method);
+  if (guarded) {
+    actionsInFlight.set(method, (actionsInFlight.get(method) || 0) + 1);
+    render(type);
+  }
   try {
-    return await connection.request(`${type}/${action}`, { viewModel: vm.handle, ...args });
+    return await connection.request(method, { viewModel: vm.handle, ...args });
   } catch (error) {
     showError(error.message);
+  } finally {
+    if (guarded) {
+      actionsInFlight.set(method, actionsInFlight.get(method) - 1);
+      render(type);
+    }
   }
 }
 
@@ -264,8 +286,9 @@ const renderers = {
     $("cart-subtotal").textContent = unknown ? "–" : s.totals.subtotal;
     $("cart-tax").textContent = unknown ? "–" : s.totals.tax;
     $("cart-total").textContent = unknown ? "–" : s.totals.total;
-    $("checkout").disabled = s.phase !== "loaded" || s.lines.length === 0 || s.checkoutPhase === "submitting";
-    $("checkout").textContent = s.checkoutPhase === "submitting" ? "Placing the order…" : "Checkout";
+    const placing = s.checkoutPhase === "submitting" || busy("cart", "checkout");
+    $("checkout").disabled = s.phase !== "loaded" || s.lines.length === 0 || placing;
+    $("checkout").textContent = placing ? "Placing the order…" : "Checkout";
     $("cart-message").textContent = s.checkoutError ? `Checkout failed: ${s.checkoutError.message}`
       : s.lastOrder ? `Order ${s.lastOrder.id} placed: ${s.lastOrder.itemCount} item(s), ${s.lastOrder.total}.` : "";
   },

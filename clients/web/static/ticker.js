@@ -146,8 +146,9 @@ const tickerRenderers = {
     for (const field of editFields) setInput(`edit-${field}`, fields[field] == null ? "" : String(fields[field]));
     const errors = s.errors || {};
     for (const field of editFields) fieldError(`edit-${field}-error`, errors[field]);
-    $("edit-save").disabled = s.phase !== "loaded" || s.submitPhase === "submitting" || s.hasChanges === false;
-    $("edit-save").textContent = s.submitPhase === "submitting" ? "Saving…" : "Save";
+    const saving = s.submitPhase === "submitting" || busy("productForm", "submit");
+    $("edit-save").disabled = s.phase !== "loaded" || saving || s.hasChanges === false;
+    $("edit-save").textContent = saving ? "Saving…" : "Save";
     $("edit-status").textContent = s.submitPhase === "succeeded" && !s.hasChanges ? "Saved."
       : s.submitPhase === "failed" ? "Not saved." : s.hasChanges ? "Unsaved changes." : "";
   },

@@ -73,9 +73,26 @@ def test_search_add_checkout_and_dashboard(bridge, browser):
     OUT.mkdir(exist_ok=True)
     browser.save_screenshot(str(OUT / "storefront.png"))
 
+    # While the page's own checkout is unanswered (held here until released) the button says so and is
+    # disabled, whether or not the server sends a `submitting` state (it sends none when the order is stored
+    # before it would wait), so a second click sends no second checkout.
+    browser.execute_script("""
+        window.checkoutsSent = 0;
+        window.checkoutHeld = new Promise((resolve) => { window.releaseCheckout = resolve; });
+        const request = connection.request.bind(connection);
+        connection.request = async (method, params) => {
+            if (method === "cart/checkout") { window.checkoutsSent += 1; await window.checkoutHeld; }
+            return request(method, params);
+        };""")
     browser.find_element(By.ID, "checkout").click()
+    until(browser, lambda d: text(d, "#checkout") == "Placing the order…", "the checkout shown in flight")
+    assert not browser.find_element(By.ID, "checkout").is_enabled()
+    browser.execute_script("document.getElementById('checkout').click()")  # a second click: nothing is sent
+    browser.execute_script("window.releaseCheckout()")
     until(browser, lambda d: text(d, "#cart-total") == "0.00", "the emptied cart")
     until(browser, lambda d: "Order o-000001 placed" in text(d, "#cart-message"), "the order message")
+    until(browser, lambda d: text(d, "#checkout") == "Checkout", "the button once answered")
+    assert browser.execute_script("return window.checkoutsSent") == 1
     until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#recent-orders li[data-order-id='o-000001']"),
           "the order on the dashboard")
     assert str(total) in text(browser, "#recent-orders")
