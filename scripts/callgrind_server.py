@@ -9,7 +9,7 @@
 Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing. `PipeServer(command)` is the
 same client for a server run as it is (`[binary, "serve", "--database", path]`).
 """
-import json, os, shutil, subprocess, sys, tempfile
+import json, os, shutil, sqlite3, subprocess, sys, tempfile
 
 
 def sign_up_with_cart(call, email):
@@ -22,6 +22,17 @@ def sign_up_with_cart(call, email):
     call("registration/register", {"viewModel": form})
     call("viewModel/close", {"viewModel": form})
     return call("viewModel/open", {"type": "cart", "args": {}})["viewModel"]
+
+
+def products_in_stock(database, count, more_than):
+    """The ids of `count` products of the catalog at `database` with more than `more_than` units in stock; exits
+    when it has fewer."""
+    connection = sqlite3.connect(database)
+    products = [row[0] for row in connection.execute("SELECT id FROM product WHERE stock > ? LIMIT ?", (more_than, count))]
+    connection.close()
+    if len(products) < count:
+        sys.exit("the catalog has fewer than %d products with more than %d in stock" % (count, more_than))
+    return products
 
 
 def copy_of(catalog, prefix):

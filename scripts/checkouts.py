@@ -14,10 +14,10 @@ R rounds (default 1), so that the disk's hour is shared alike; a summary gives e
 With --strace, instead counts the system calls the server makes per pair (strace -c attached for the timed
 pairs; times under strace mean nothing, the counts do).
 """
-import os, re, shutil, sqlite3, statistics, subprocess, sys, time
+import os, re, shutil, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import PipeServer, copy_of, sign_up_with_cart
+from callgrind_server import PipeServer, copy_of, products_in_stock, sign_up_with_cart
 
 
 def cpu_seconds(process):
@@ -40,13 +40,8 @@ def run(binary, catalog, pairs, strace):
     """One server's run; returns (median µs, mean µs, user µs per pair, system µs per pair, messages per pair)."""
     folder, database = copy_of(catalog, "storefront-checkouts-")
     try:
-        copy = sqlite3.connect(database)
         # Each product bought at most 10 times (its stock is then enough).
-        wanted = (pairs + 50) // 10 + 1
-        products = [row[0] for row in copy.execute("SELECT id FROM product WHERE stock > 10 LIMIT ?", (wanted,))]
-        copy.close()
-        if len(products) < wanted:
-            sys.exit("the catalog has fewer than %d products with more than 10 in stock" % wanted)
+        products = products_in_stock(database, (pairs + 50) // 10 + 1, 10)
         server = CountingServer([binary, "serve", "--database", database], stderr=subprocess.DEVNULL)
         call = lambda method, params: server.call(method, params)["result"]
         call("initialize", {"clientInfo": {"name": "checkouts"}})

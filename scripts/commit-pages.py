@@ -14,7 +14,7 @@ of the log: a 24-byte header and the page, written by two `pwrite`s before the c
 import os, shutil, sqlite3, struct, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import PipeServer, sign_up_with_cart
+from callgrind_server import PipeServer, products_in_stock, sign_up_with_cart
 
 
 def main():
@@ -32,11 +32,7 @@ def main():
 def run(binary, catalog, pairs, folder):
     database = os.path.join(folder, "catalog.sqlite")
     shutil.copyfile(catalog, database)
-    copy = sqlite3.connect(database)
-    products = [row[0] for row in copy.execute("SELECT id FROM product WHERE stock > 50 LIMIT ?", (pairs,))]
-    copy.close()
-    if len(products) < pairs:
-        sys.exit("the catalog has fewer than %d products with more than 50 in stock" % pairs)
+    products = products_in_stock(database, pairs, 50)
     server = PipeServer([binary, "serve", "--database", database], stderr=subprocess.DEVNULL)
     call = lambda method, params: server.call(method, params)["result"]
 
