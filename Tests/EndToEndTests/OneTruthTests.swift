@@ -1,3 +1,4 @@
+import GRDB
 import JSON
 import Testing
 
@@ -119,6 +120,29 @@ struct OneTruthTests {
         let dashboard = try loaded(restarted, "dashboard")
         #expect(try restarted.get(dashboard).state["recentOrders"]?["items"]?.arrayValue?.count == 1)
         #expect(try restarted.get(cart).state["lines"] == [])
+    }
+
+    @Test func aCheckoutWaitingForAnotherProcesssWriteLockShowsSubmittingAsItWaits() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/shop.sqlite"
+        let (_, client) = try started(["--database", path])
+        _ = try client.signUp(email: "waits@example.com")
+        let cart = try loaded(client, "cart")
+        _ = try client.result("cart/add", ["viewModel": .string(cart), "productId": "p-0004", "quantity": 1])
+        // Another process's transaction holds the file's write lock (this test's connection, begun and not ended).
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: configuration)
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let checkout = try client.send([("cart/checkout", ["viewModel": .string(cart)])])[0]
+        // The server waits for the lock: the state it shows meanwhile is sent, before the answer.
+        try client.waitUntil(cart) { $0["checkoutPhase"] == "submitting" }
+        #expect(client.takeResponse(checkout) == nil, "answered before the lock was released")
+        try other.inDatabase { try $0.execute(sql: "ROLLBACK") }
+        let answer = try client.response(to: checkout)
+        #expect(answer["result"]?["orderId"] != nil, "\(answer)")
+        #expect(client.mirrors[cart]?.state["checkoutPhase"] == "succeeded")
+        #expect(client.mirrors[cart]?.state["lines"] == [])
     }
 
     @Test func twoServersOnOneFileShowEachOthersChangesWithoutWriting() throws {
