@@ -1,5 +1,6 @@
 import JSON
 import Logging
+import Synchronization
 
 /// One JSON-RPC 2.0 peer: lifecycle, dispatch in arrival order, batches, cancellation and errors.
 ///
@@ -38,8 +39,13 @@ public final class Connection {
     /// Whether the transport serving this connection calls ``beforeWaiting`` each time it has run the work the
     /// main thread queued and is about to wait (``StdioTransport`` sets it while it serves). Producers that
     /// coalesce what they send (state notifications) then send at that point instead of queueing a job of
-    /// their own, which would run before work queued after it (an action's commit, its next step).
-    public var runsBeforeWaiting = false
+    /// their own, which would run before work queued after it (an action's commit, its next step). Read from
+    /// any thread, as a change happens: before the transport runs and after it has stopped, it is false.
+    public nonisolated var runsBeforeWaiting: Bool {
+        get { beforeWaitingRuns.load(ordering: .acquiring) }
+        set { beforeWaitingRuns.store(newValue, ordering: .releasing) }
+    }
+    private nonisolated let beforeWaitingRuns = Atomic<Bool>(false)
     /// What the transport runs each time it has run every job the main thread queued and would wait (for
     /// input, room for output, a timer or another thread), when ``runsBeforeWaiting``: the point where a run
     /// loop's "before waiting" observers run. Output it queues is written before the transport waits. It has

@@ -255,10 +255,9 @@ public final class ViewModelHost<Environment> {
     private func observeState(of entry: Entry) throws -> ChangedState? {
         var result: Result<ChangedState?, any Error> = .success(nil)
         let executor = connection.taskExecutor
-        let flushedBeforeWaiting = connection.runsBeforeWaiting
         withObservationTracking {
             result = Result { try entry.screen.readChangedState(sharedEncodings, entry.state) }
-        } onChange: { [weak self, dirty, weak entry, executor] in
+        } onChange: { [weak self, dirty, weak entry, executor, weak connection] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
             // once, so an action finishing later flushes it before answering. Later changes fire no
             // callback (the tracking is spent until the flush reads the state again), so the changes
@@ -271,7 +270,7 @@ public final class ViewModelHost<Environment> {
             // write behind another process's lock, a password's hashing) is sent as it waits.
             // (The ViewModels are `@MainActor`: their changes are made by the loop's own jobs, so the loop
             // comes to that point after them. A change from another thread would not wake a loop in `poll`.)
-            if flushedBeforeWaiting { return }
+            if connection?.runsBeforeWaiting == true { return }
             // Otherwise the flush runs as a job after the current one.
             if let executor {
                 // Queued where the connection's requests run (the transport's own queue, not the main

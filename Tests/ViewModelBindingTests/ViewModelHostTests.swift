@@ -262,10 +262,11 @@ struct Harness {
 
     @Test func servedByALoopThatFlushesBeforeWaitingChangesAreSentAtThatPointAsOne() async throws {
         let harness = Harness()
-        // As `StdioTransport` serves a connection: it calls `beforeWaiting` when it would wait.
-        harness.connection.runsBeforeWaiting = true
         harness.send(1, "viewModel/open", ["type": "counter"])
         _ = harness.takeMessages()
+        // As `StdioTransport` serves a connection (here from after the open): it calls `beforeWaiting` when it
+        // would wait.
+        harness.connection.runsBeforeWaiting = true
         let model = try #require(harness.host.openModel("v1") as? CounterViewModel)
         // Changes in several turns, the main actor's jobs run: no job of the host's sends them.
         model.incrementTwice()
@@ -289,6 +290,11 @@ struct Harness {
         await harness.settle()
         let answered = harness.takeMessages()
         #expect(answered.map { $0["params"]?["version"] ?? $0["result"]?["version"] } == [3, 3], "\(answered)")
+        // The transport stopped: a change is flushed by a job of its own again.
+        harness.connection.runsBeforeWaiting = false
+        model.incrementTwice()
+        await harness.settle()
+        #expect(harness.takeMessages().map { $0["params"]?["version"] } == [4])
     }
 
     @Test func theDirtyListSaysWhetherAnythingIsMarkedUntilTheMarksAreTaken() {
