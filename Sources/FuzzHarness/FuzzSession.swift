@@ -91,9 +91,7 @@ final class FuzzSession {
                 // tasks on the main dispatch queue, drained before each pump, so it flushes at least wherever
                 // the server would (more often: it may show a state the server would merge, such as a
                 // checkout's `submitting`).
-                let pendingBefore = connection.outbox.pending.count
-                connection.beforeWaiting?()
-                if connection.outbox.pending.count != pendingBefore { continue }
+                if connection.runBeforeWaiting() { continue }
                 if readsInput, !wait.readInput, !inputEnded, connection.exitCode == nil { readsHeldBack += 1 }
                 readsInput = wait.readInput
                 return

@@ -51,6 +51,17 @@ public final class Connection {
     /// loop's "before waiting" observers run. Output it queues is written before the transport waits. It has
     /// one owner (the ViewModel host, which flushes changed state there): setting it replaces the last one.
     public var beforeWaiting: (@MainActor () -> Void)?
+
+    /// Runs ``beforeWaiting`` (what a transport does each time its loop would wait) and says whether it queued
+    /// output: the transport then writes that first, and comes back here before it waits.
+    ///
+    /// - Returns: true when the outbox's pending output grew during the call.
+    public func runBeforeWaiting() -> Bool {
+        guard let beforeWaiting else { return false }
+        let pendingBefore = outbox.pending.count
+        beforeWaiting()
+        return outbox.pending.count != pendingBefore
+    }
     private var capabilities: JSONValue = [:]
     private var initializeHook: (@MainActor (InitializeParams) throws -> Void)?
     private var discoverExtras: [String: JSONValue] = [:]

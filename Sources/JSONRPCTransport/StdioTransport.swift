@@ -118,9 +118,7 @@ public final class StdioTransport {
         }
         // The loop would poll: what the jobs changed is sent now (state notifications, coalesced), and when
         // that queued output the machine writes it first (then this point is reached again, with nothing left).
-        let pendingBefore = outbox.pending.count
-        connection.beforeWaiting?()
-        if outbox.pending.count != pendingBefore { return true }
+        if connection.runBeforeWaiting() { return true }
         // Output held for its barrier (a commit's sync), and the loop would poll (no jobs left, or the rounds
         // without a poll used up: jobs that keep coming do not hold it longer): pass it (sync once for every
         // commit so far), and the machine writes it.
