@@ -38,15 +38,15 @@ struct LiveOrderService: OrderService {
                 }
                 guard !cart.isEmpty else { throw ShopError.emptyCart }
                 // Each product bought as it will be stored: its stock less the line's quantity (a cart has one
-                // line per product), for its price point.
-                var bought: [Product] = []
+                // line per product), for its price point, and the quantity the stored stock loses.
+                var bought: [(product: Product, quantity: Int)] = []
                 for line in cart.lines {
                     guard var product = try StoredRows.product(db, id: line.productId) else {
                         throw ShopError.productNotFound(line.productId)
                     }
                     try CartRules.checkAvailability(of: product, quantity: line.quantity)
                     product.stock -= line.quantity
-                    bought.append(product)
+                    bought.append((product, line.quantity))
                 }
                 let seq = try StoredRows.nextSequence(db, table: "customer_order")
                 let order = Order(
@@ -63,15 +63,14 @@ struct LiveOrderService: OrderService {
                 let insertLine = try DirectStatement(db, """
                     INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
                     """)
-                let decrementStock = try DirectStatement(db, "UPDATE product SET stock = stock - ? WHERE id = ?")
                 for (position, line) in order.lines.enumerated() {
                     try insertLine.execute([.text(order.id), .integer(Int64(position)), .text(line.productId), .text(line.name),
                                             .integer(line.unitPrice.minorUnits), .integer(Int64(line.quantity))])
-                    try decrementStock.execute([.integer(Int64(line.quantity)), .text(line.productId)])
                 }
-                // The stock of each product bought changed: its history shows it (one point per product).
-                for product in bought.sorted(by: { $0.id < $1.id }) {
-                    try PriceHistoryRows.record(db, product, at: now)
+                // The stock of each product bought changes, and its history shows it (one point per product): one
+                // write of the product's row for both.
+                for (product, quantity) in bought.sorted(by: { $0.product.id < $1.product.id }) {
+                    try PriceHistoryRows.record(db, product, at: now, sold: quantity)
                 }
                 try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ?").execute([.text(owner)])
                 try StoredRows.bumpCartRevision(db, of: shopper)

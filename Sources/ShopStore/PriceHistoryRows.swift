@@ -10,22 +10,29 @@ package enum PriceHistoryRows {
     package static let maximumPointsPerProduct = 1_000
 
     /// Records `product`'s price and stock as of `now`, and forgets its points beyond the last
-    /// ``maximumPointsPerProduct``.
-    static func record(_ db: Database, _ product: Product, at now: Date) throws {
-        var points = try DirectStatement(db, "SELECT pricePoints FROM product WHERE id = ?").one([.text(product.id)]) { $0.int(0) } ?? 0
+    /// ``maximumPointsPerProduct``. When `sold` is not zero, the same write of the product's row takes `sold`
+    /// off its stored stock (a checkout: one `UPDATE` of the row for its stock and its count of points, instead
+    /// of one for each and a read of the count).
+    static func record(_ db: Database, _ product: Product, at now: Date, sold: Int = 0) throws {
+        // The count of points with this one, counted first: the row's page is written anyway.
+        let counted = sold == 0
+            ? try DirectStatement(db, "UPDATE product SET pricePoints = pricePoints + 1 WHERE id = ? RETURNING pricePoints")
+                .one([.text(product.id)]) { $0.int(0) }
+            : try DirectStatement(db, """
+                UPDATE product SET stock = stock - ?, pricePoints = pricePoints + 1 WHERE id = ? RETURNING pricePoints
+                """).one([.integer(Int64(sold)), .text(product.id)]) { $0.int(0) }
         try DirectStatement(db, "INSERT INTO price_point (productId, price, stock, at) VALUES (?, ?, ?, ?)")
             .execute([.text(product.id), .integer(product.price.minorUnits), .integer(Int64(product.stock)),
                       .integer(StoredDate.milliseconds(now))])
-        points += 1
-        if points > maximumPointsPerProduct {
-            // The oldest beyond the bound, found from the old end: a walk of as many points as go (usually one).
-            try DirectStatement(db, """
-                DELETE FROM price_point WHERE productId = ? AND seq <= (
-                    SELECT seq FROM price_point WHERE productId = ? ORDER BY seq LIMIT 1 OFFSET ?)
-                """).execute([.text(product.id), .text(product.id), .integer(Int64(points - maximumPointsPerProduct - 1))])
-            points -= db.changesCount  // what was deleted, as on PostgreSQL
-        }
-        try DirectStatement(db, "UPDATE product SET pricePoints = ? WHERE id = ?").execute([.integer(Int64(points)), .text(product.id)])
+        guard let points = counted, points > maximumPointsPerProduct else { return }
+        // The oldest beyond the bound, found from the old end: a walk of as many points as go (usually one).
+        try DirectStatement(db, """
+            DELETE FROM price_point WHERE productId = ? AND seq <= (
+                SELECT seq FROM price_point WHERE productId = ? ORDER BY seq LIMIT 1 OFFSET ?)
+            """).execute([.text(product.id), .text(product.id), .integer(Int64(points - maximumPointsPerProduct - 1))])
+        // What was deleted, as on PostgreSQL.
+        try DirectStatement(db, "UPDATE product SET pricePoints = pricePoints - ? WHERE id = ?")
+            .execute([.integer(Int64(db.changesCount)), .text(product.id)])
     }
 
     /// The last `limit` points of a product, oldest first.

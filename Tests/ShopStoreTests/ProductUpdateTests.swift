@@ -141,6 +141,23 @@ import Testing
         }
         #expect(oldest == 200)  // the first 100 changes' prices (100...199) went
 
+        // A checkout of a product whose history is full: its stock goes down once, by the quantity bought, in
+        // the row and in the new point, and the history stays at its bound.
+        let before = try await services.catalog.product(id: "p-0006")
+        _ = try await services.cart.add(productId: "p-0006", quantity: 3, for: .testShopper)
+        _ = try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper)
+        #expect(try await services.catalog.product(id: "p-0006").stock == before.stock - 3)
+        let afterCheckout = try await services.catalog.priceHistory(productId: "p-0006", limit: 5_000)
+        #expect(afterCheckout.count == PriceHistoryRows.maximumPointsPerProduct)
+        #expect(afterCheckout.last?.stock == before.stock - 3)
+        let countAfterCheckout = try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT pricePoints || ' ' || (SELECT COUNT(*) FROM price_point p WHERE p.productId = product.id)
+                FROM product WHERE id = 'p-0006'
+                """).map { $0[0] as String }
+        }
+        #expect(countAfterCheckout == ["1000 1000"])
+
         // A product created has its first point counted.
         let created = try await services.catalog.create(
             NewProduct(name: "Extra Product", description: "", price: Money(minorUnits: 100), categoryId: "books"))
