@@ -12,15 +12,17 @@ package enum PriceHistoryRows {
     /// Records `product`'s price and stock as of `now`, and forgets its points beyond the last
     /// ``maximumPointsPerProduct``. When `sold` is not zero, the same write of the product's row takes `sold`
     /// off its stored stock (a checkout: one `UPDATE` of the row for its stock and its count of points, instead
-    /// of one for each and a read of the count).
+    /// of one for each).
     static func record(_ db: Database, _ product: Product, at now: Date, sold: Int = 0) throws {
-        // The count of points with this one, counted first: the row's page is written anyway.
-        let counted = sold == 0
-            ? try DirectStatement(db, "UPDATE product SET pricePoints = pricePoints + 1 WHERE id = ? RETURNING pricePoints")
-                .one([.text(product.id)]) { $0.int(0) }
-            : try DirectStatement(db, """
-                UPDATE product SET stock = stock - ?, pricePoints = pricePoints + 1 WHERE id = ? RETURNING pricePoints
-                """).one([.integer(Int64(sold)), .text(product.id)]) { $0.int(0) }
+        // The count of points with this one, counted first: the row's page is written anyway. (Read after the
+        // update, not by `RETURNING`, which SQLite runs as a trigger program: callgrind, 1.5–2 % more per checkout.)
+        if sold == 0 {
+            try DirectStatement(db, "UPDATE product SET pricePoints = pricePoints + 1 WHERE id = ?").execute([.text(product.id)])
+        } else {
+            try DirectStatement(db, "UPDATE product SET stock = stock - ?, pricePoints = pricePoints + 1 WHERE id = ?")
+                .execute([.integer(Int64(sold)), .text(product.id)])
+        }
+        let counted = try DirectStatement(db, "SELECT pricePoints FROM product WHERE id = ?").one([.text(product.id)]) { $0.int(0) }
         try DirectStatement(db, "INSERT INTO price_point (productId, price, stock, at) VALUES (?, ?, ?, ?)")
             .execute([.text(product.id), .integer(product.price.minorUnits), .integer(Int64(product.stock)),
                       .integer(StoredDate.milliseconds(now))])
