@@ -55,7 +55,7 @@ public final class Connection {
     /// Runs ``beforeWaiting`` (what a transport does each time its loop would wait) and says whether it queued
     /// output: the transport then writes that first, and comes back here before it waits.
     ///
-    /// - Returns: true when the outbox's pending output grew during the call.
+    /// - Returns: true when the outbox's pending output changed during the call (it can only grow there).
     public func runBeforeWaiting() -> Bool {
         guard let beforeWaiting else { return false }
         let pendingBefore = outbox.pending.count

@@ -167,6 +167,29 @@ import Testing
         #expect(createdPoints == 1)
     }
 
+    @Test func aCheckoutOfSeveralProductsTakesEachOnesQuantityOffItsOwnStockAndPoint() async throws {
+        let database = try ShopDatabase(path: ":memory:")
+        let services = ShopServices.testing(database)
+        let bought = ["p-0003": 1, "p-0005": 2]  // added in this order: the order's lines are not sorted by id
+        var before: [String: Int] = [:]
+        for (id, quantity) in bought.sorted(by: { $0.key > $1.key }) {
+            before[id] = try await services.catalog.product(id: id).stock
+            _ = try await services.cart.add(productId: id, quantity: quantity, for: .testShopper)
+        }
+        _ = try await services.orders.placeOrder(expectedRevision: nil, for: .testShopper)
+        for (id, quantity) in bought {
+            let expected = try #require(before[id]) - quantity
+            #expect(try await services.catalog.product(id: id).stock == expected, "\(id)")
+            let history = try await services.catalog.priceHistory(productId: id, limit: 100)
+            #expect(history.map(\.stock) == [expected + quantity, expected], "\(id)")
+        }
+        let counts = try await database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id || ' ' || pricePoints FROM product WHERE id IN ('p-0003', 'p-0005') ORDER BY id")
+                .map { $0[0] as String }
+        }
+        #expect(counts == ["p-0003 2", "p-0005 2"])
+    }
+
     @Test func aDatabaseFromBeforeTheHistoryCountsHasThemCounted() async throws {
         let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
         try ShopSchema.migrator.migrate(queue, upTo: "v8-inbox-counts")
