@@ -26,8 +26,15 @@ package enum PriceHistoryRows {
         }
         // Not `RETURNING` the count instead of the read above: SQLite runs a RETURNING clause as a trigger
         // program, and callgrind put that at 1.5–2 % more per checkout.
-        try DirectStatement(db, "UPDATE product SET stock = stock - ?, pricePoints = pricePoints + ? WHERE id = ?")
-            .execute([.integer(Int64(sold)), .integer(Int64(1 - forgotten)), .text(product.id)])
+        // The count's step a constant where it is 1 (the common case): callgrind put a bound step at 0.6 % more
+        // per checkout.
+        if forgotten == 0 {
+            try DirectStatement(db, "UPDATE product SET stock = stock - ?, pricePoints = pricePoints + 1 WHERE id = ?")
+                .execute([.integer(Int64(sold)), .text(product.id)])
+        } else {
+            try DirectStatement(db, "UPDATE product SET stock = stock - ?, pricePoints = pricePoints + ? WHERE id = ?")
+                .execute([.integer(Int64(sold)), .integer(Int64(1 - forgotten)), .text(product.id)])
+        }
         try DirectStatement(db, "INSERT INTO price_point (productId, price, stock, at) VALUES (?, ?, ?, ?)")
             .execute([.text(product.id), .integer(product.price.minorUnits), .integer(Int64(product.stock)),
                       .integer(StoredDate.milliseconds(now))])
