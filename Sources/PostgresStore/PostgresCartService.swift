@@ -4,9 +4,15 @@ import Shop
 import ShopStore
 
 /// Each shopper's cart over PostgreSQL. A change is one transaction that first bumps the cart's revision
-/// (its row lock orders concurrent changes of one cart, from any server), checks and stores the line,
-/// records the idempotency key and writes the change-log entry; the new cart is published on the feed after
-/// the commit, before the call returns.
+/// (its row lock orders concurrent changes of one cart, from any server), reads the cart with the line it
+/// touches, checks the line, and stores it with the idempotency key and the change-log entry in one
+/// statement; the new cart, derived from the one read, is published on the feed after the commit, before the
+/// call returns.
+///
+/// Round trips: `BEGIN`, the bump, the read, the write, `COMMIT` (a clear reads nothing). Each is a wait for
+/// the server, which is what a change costs here; the statements are arranged for fewer of them, not for
+/// less work in each. The read cannot join the bump: a statement sees the snapshot it started with, so a
+/// read in the statement that waited for another change's lock would not see that change.
 struct PostgresCartService: CartService {
     let database: PostgresShopDatabase
     let feed: ChangeFeed
@@ -18,68 +24,152 @@ struct PostgresCartService: CartService {
 
     func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
-        let owner = shopper.storageKey
-        return try await change(shopper) { session in
-            guard let product = try await PostgresRows.productKeptFromDeletion(session, id: productId) else { throw ShopError.productNotFound(productId) }
-            let current = try await session.value(
-                "SELECT quantity FROM cart_line WHERE owner = \(owner) AND productId = \(productId)", as: Int.self) ?? 0
+        return try await change(shopper, touching: productId) { touched, statement in
+            guard let product = touched.product else { throw ShopError.productNotFound(productId) }
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
-            let total = current.addingReportingOverflow(quantity)
-            try CartRules.checkAvailability(of: product, quantity: total.overflow ? .max : total.partialValue)
-            try await session.execute("""
-                INSERT INTO cart_line (owner, productId, quantity) VALUES (\(owner), \(productId), \(Int64(quantity)))
-                ON CONFLICT (owner, productId) DO UPDATE SET quantity = cart_line.quantity + excluded.quantity
+            let total = (touched.quantity ?? 0).addingReportingOverflow(quantity)
+            try CartRules.checkAvailability(of: product.limits, quantity: total.overflow ? .max : total.partialValue)
+            let values = [try statement.bind(shopper.storageKey), try statement.bind(productId), try statement.bind(Int64(quantity))]
+            statement.with("""
+                line AS (INSERT INTO cart_line (owner, productId, quantity) VALUES (\(values.joined(separator: ", ")))
+                         ON CONFLICT (owner, productId) DO UPDATE SET quantity = cart_line.quantity + excluded.quantity)
                 """)
+            return product.line(quantity: total.partialValue)
         }
     }
 
     func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
-        let owner = shopper.storageKey
-        return try await change(shopper) { session in
-            guard try await session.execute("SELECT 1 FROM cart_line WHERE owner = \(owner) AND productId = \(productId)") > 0
-            else { throw ShopError.notInCart(productId) }
+        return try await change(shopper, touching: productId) { touched, statement in
+            // A line exists only while its product does (the foreign key cascades).
+            guard touched.quantity != nil, let product = touched.product else { throw ShopError.notInCart(productId) }
+            let owner = try statement.bind(shopper.storageKey)
+            let id = try statement.bind(productId)
             if quantity == 0 {
-                try await session.execute("DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(productId)")
-                return
+                statement.with("line AS (DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(id))")
+                return nil
             }
-            guard let product = try await PostgresRows.productKeptFromDeletion(session, id: productId) else { throw ShopError.productNotFound(productId) }
-            try CartRules.checkAvailability(of: product, quantity: quantity)
-            try await session.execute("UPDATE cart_line SET quantity = \(Int64(quantity)) WHERE owner = \(owner) AND productId = \(productId)")
+            try CartRules.checkAvailability(of: product.limits, quantity: quantity)
+            let units = try statement.bind(Int64(quantity))
+            statement.with("line AS (UPDATE cart_line SET quantity = \(units) WHERE owner = \(owner) AND productId = \(id))")
+            return product.line(quantity: quantity)
         }
     }
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
-        try await change(shopper) { session in
-            let removed = try await session.execute(
-                "DELETE FROM cart_line WHERE owner = \(shopper.storageKey) AND productId = \(productId) RETURNING 1")
-            guard removed > 0 else { throw ShopError.notInCart(productId) }
+        try await change(shopper, touching: productId) { touched, statement in
+            guard touched.quantity != nil else { throw ShopError.notInCart(productId) }
+            let owner = try statement.bind(shopper.storageKey)
+            let id = try statement.bind(productId)
+            statement.with("line AS (DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(id))")
+            return nil
         }
     }
 
     func clear(for shopper: Shopper) async throws -> Cart {
-        try await change(shopper) { session in
-            try await session.execute("DELETE FROM cart_line WHERE owner = \(shopper.storageKey)")
+        try await change(shopper, touching: nil) { _, statement in
+            let owner = try statement.bind(shopper.storageKey)
+            statement.with("line AS (DELETE FROM cart_line WHERE owner = \(owner))")
+            return nil
         }
     }
 
-    /// Runs a change atomically: takes the cart's lock (by bumping its revision), applies `body`, records the
-    /// idempotency key and the change-log entry, and publishes the new cart after the commit. A retry of a
-    /// keyed change already stored applies nothing and returns the cart as it is.
-    private func change(_ shopper: Shopper, _ body: @escaping @Sendable (PostgresSession) async throws -> Void) async throws -> Cart {
+    /// Runs a change atomically: takes the cart's lock (by bumping its revision), reads the cart and the line of
+    /// `touched` (nil: the change empties the cart, reading nothing), lets `body` check it and add its statement,
+    /// then stores that with the idempotency key and the change-log entry, and publishes the new cart after the
+    /// commit. `body` returns the touched line as it is after the change, as the cart shows it (nil: not shown). A
+    /// retry of a keyed change already stored applies nothing and returns the cart as it is.
+    private func change(
+        _ shopper: Shopper, touching touched: String?,
+        _ body: @escaping @Sendable (TouchedLine, inout PostgresStatement) throws -> (line: CartLine, taxRate: Int)?
+    ) async throws -> Cart {
         let key = IdempotencyKey.current
         let now = now()
+        let owner = shopper.storageKey
         let (cart, seq) = try await database.write { session -> (Cart, Int64?) in
             if case .replay = try await PostgresIdempotency.check(session, key) {
                 return (try await PostgresRows.cart(session, of: shopper), nil)
             }
-            try await PostgresRows.bumpCartRevision(session, of: shopper)
-            try await body(session)
-            try await PostgresIdempotency.record(session, key, at: now)
-            let seq = try await PostgresChangeLog.append(session, .cart, shopper.storageKey, at: now)
-            return (try await PostgresRows.cart(session, of: shopper), seq)
+            let revision = try await PostgresRows.bumpCartRevision(session, of: shopper)
+            var statement = PostgresStatement()
+            let cart: Cart
+            if let touched {
+                let (before, line) = try await Self.read(session, owner: owner, touching: touched, revision: revision)
+                let after = try body(line, &statement)
+                cart = before.replacingLine(of: touched, with: after, revision: revision).cart
+            } else {
+                _ = try body(TouchedLine(product: nil, quantity: nil), &statement)
+                cart = Cart(lines: [], tax: .zero, revision: revision)
+            }
+            try PostgresIdempotency.record(key, at: now, in: &statement)
+            let seq = try await PostgresChangeLog.append(session, [(.cart, owner)], at: now, after: statement)[0]
+            return (cart, seq)
         }
         if let seq { await feed.committed(seq, [.cartChanged(cart, shopper: shopper)]) }
         return cart
+    }
+
+    /// The cart as the transaction sees it (after its lock), and the line of `productId` with its product, kept
+    /// from deletion until the transaction ends (`FOR KEY SHARE`: price and stock changes still go through): a
+    /// line written for it cannot then fail on its foreign key because another server deleted the product
+    /// meanwhile (the change reports it missing instead). One statement: the touched product's row first, then
+    /// the cart's lines in the order they were added.
+    private static func read(
+        _ session: PostgresSession, owner: String, touching productId: String, revision: Int64
+    ) async throws -> (PricedCart, TouchedLine) {
+        let rows = try await session.rows("""
+            WITH touched AS (
+                SELECT p.name, p.categoryId, p.price, k.taxRate, p.stock, p.maxPerOrder,
+                       (SELECT quantity FROM cart_line WHERE owner = \(owner) AND productId = p.id) AS quantity
+                FROM product p LEFT JOIN category k ON k.id = p.categoryId
+                WHERE p.id = \(productId) FOR KEY SHARE OF p)
+            SELECT true, \(productId), name, categoryId, price, quantity, taxRate, stock, maxPerOrder, 0 FROM touched
+            UNION ALL
+            SELECT false, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate, 0, 0, c.seq
+            FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
+            WHERE c.owner = \(owner)
+            ORDER BY 1 DESC, 10
+            """)
+        var cart = PricedCart(lines: [], taxRates: [], revision: revision)
+        var touched = TouchedLine(product: nil, quantity: nil)
+        for row in rows {
+            let (isTouched, id, name, categoryId, price, quantity, taxRate, stock, maxPerOrder, _) =
+                try row.decode((Bool, String, String, String, Int64, Int?, Int?, Int, Int, Int64).self)
+            if isTouched {
+                touched = TouchedLine(
+                    product: TouchedProduct(
+                        limits: CartRules.StockLimits(productId: id, name: name, stock: stock, maxPerOrder: maxPerOrder),
+                        categoryId: categoryId, price: price, taxRate: taxRate),
+                    quantity: quantity)
+            } else if let quantity, let taxRate {
+                cart.lines.append(CartLine(productId: id, name: name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity))
+                cart.taxRates.append(taxRate)
+            }
+        }
+        return (cart, touched)
+    }
+}
+
+/// What a cart change reads of the line it touches: its product (nil when there is none) and its units (nil
+/// when the cart has no such line).
+private struct TouchedLine: Sendable {
+    let product: TouchedProduct?
+    let quantity: Int?
+}
+
+/// What a cart change reads of the product whose line it touches: the limits the new quantity is checked
+/// against, and what the cart shows of the line besides its units.
+private struct TouchedProduct: Sendable {
+    let limits: CartRules.StockLimits
+    let categoryId: String
+    let price: Int64
+    /// Nil when the category is gone: the cart's read joins the category, so such a line is not shown.
+    let taxRate: Int?
+
+    /// The line with `quantity` units, as the cart shows it (nil when it is not shown).
+    func line(quantity: Int) -> (line: CartLine, taxRate: Int)? {
+        guard let taxRate else { return nil }
+        return (CartLine(productId: limits.productId, name: limits.name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity),
+                taxRate)
     }
 }

@@ -26,17 +26,44 @@ enum PostgresChangeLog {
     /// Appends an entry in the current transaction and returns its number; now and then prunes.
     @discardableResult
     static func append(_ session: PostgresSession, _ kind: ChangeLog.Kind, _ subject: String = "", at now: Date) async throws -> Int64 {
+        try await append(session, [(kind, subject)], at: now)[0]
+    }
+
+    /// Appends `entries`, numbered in their order, in the current transaction and in one statement with
+    /// `statement`'s changes (its data-modifying `WITH` queries): the changes and their entries cost one round
+    /// trip. Returns the entries' numbers in order; now and then prunes.
+    ///
+    /// The head's row is updated once for all of them, so its lock is taken once and held from here to the
+    /// commit, as for one entry.
+    static func append(
+        _ session: PostgresSession, _ entries: [(kind: ChangeLog.Kind, subject: String)], at now: Date,
+        after statement: PostgresStatement = PostgresStatement()
+    ) async throws -> [Int64] {
+        precondition(!entries.isEmpty, "no entries to append")
         let milliseconds = StoredDate.milliseconds(now)
-        let seq = try await session.value("""
-            WITH next AS (UPDATE change_log_head SET seq = seq + 1 RETURNING seq),
-                 entry AS (INSERT INTO change_log (seq, at, kind, subject)
-                           SELECT seq, \(milliseconds), \(kind.rawValue), \(subject) FROM next RETURNING seq)
-            SELECT seq, pg_notify(\(channel), seq::text) FROM entry
-            """, as: Int64.self)
-        guard let seq else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The change log has no head row.") }
-        session.ownEntries?.note(seq)
-        if seq % ChangeLog.pruneEvery == 0 { try await prune(session, lastSeq: seq, now: milliseconds) }
-        return seq
+        var statement = statement
+        let count = try statement.bind(Int64(entries.count))
+        let at = try statement.bind(milliseconds)
+        let kinds = try statement.bind(entries.map(\.kind.rawValue))
+        let subjects = try statement.bind(entries.map(\.subject))
+        let channel = try statement.bind(Self.channel)
+        statement.with("next_seq AS (UPDATE change_log_head SET seq = seq + \(count) RETURNING seq)")
+        statement.with("""
+            entry AS (INSERT INTO change_log (seq, at, kind, subject)
+                      SELECT next_seq.seq - \(count) + e.position, \(at), e.kind, e.subject
+                      FROM next_seq, unnest(\(kinds)::text[], \(subjects)::text[]) WITH ORDINALITY AS e(kind, subject, position)
+                      RETURNING seq)
+            """)
+        let seqs = try await session.rows(statement.query("SELECT seq, pg_notify(\(channel), seq::text) FROM entry ORDER BY seq"))
+            .map { try $0.decode(Int64.self) }
+        guard seqs.count == entries.count else {
+            throw ShopError(reason: ShopError.Reason.storageFailed, message: "The change log has no head row.")
+        }
+        for seq in seqs { session.ownEntries?.note(seq) }
+        if let last = seqs.last, last / ChangeLog.pruneEvery > (seqs[0] - 1) / ChangeLog.pruneEvery {
+            try await prune(session, lastSeq: last, now: milliseconds)
+        }
+        return seqs
     }
 
     /// Deletes entries (and idempotency keys) past their retention, and entries beyond the last

@@ -22,11 +22,21 @@ enum PostgresIdempotency {
 
     /// Records `key` with the outcome of the change just applied, in the current transaction.
     static func record(_ session: PostgresSession, _ key: IdempotencyKey?, outcome: IdempotentOutcome = [:], at now: Date) async throws {
+        var statement = PostgresStatement()
+        try record(key, outcome: outcome, at: now, in: &statement)
+        guard !statement.ctes.isEmpty else { return }
+        try await session.execute(statement.query("SELECT 1"))
+    }
+
+    /// Adds the record of `key` (nothing without a key) to `statement`, to be stored with the change it keys
+    /// in the same round trip (as a `WITH` query named `keyed`).
+    static func record(_ key: IdempotencyKey?, outcome: IdempotentOutcome = [:], at now: Date, in statement: inout PostgresStatement) throws {
         guard let key else { return }
-        try await session.execute("""
-            INSERT INTO idempotency_key (key, fingerprint, outcome, at)
-            VALUES (\(key.key), \(key.fingerprint), \(IdempotencyRecord.encode(outcome)), \(StoredDate.milliseconds(now)))
-            """)
+        let values = [
+            try statement.bind(key.key), try statement.bind(key.fingerprint), try statement.bind(IdempotencyRecord.encode(outcome)),
+            try statement.bind(StoredDate.milliseconds(now)),
+        ]
+        statement.with("keyed AS (INSERT INTO idempotency_key (key, fingerprint, outcome, at) VALUES (\(values.joined(separator: ", "))))")
     }
 }
 

@@ -18,9 +18,12 @@ enum PostgresInboxRows {
     /// The columns ``notification(_:)`` decodes, in order.
     static let columns = "seq, kind, title, body, productId, orderId, createdAt, readAt"
 
-    /// Notifies `owner` of the order it just placed (in the checkout's transaction).
-    static func orderPlaced(_ session: PostgresSession, order: Order, owner: Shopper, at now: Date) async throws -> Entries {
-        guard let accountId = owner.accountId, try await notificationsEnabled(session, accountId: accountId) else { return [] }
+    /// Notifies `owner` of the order it just placed (in the checkout's transaction), if its account has
+    /// notifications enabled (`enabled`, nil: read here).
+    static func orderPlaced(_ session: PostgresSession, order: Order, owner: Shopper, enabled: Bool? = nil, at now: Date) async throws -> Entries {
+        guard let accountId = owner.accountId else { return [] }
+        let enabled = if let enabled { enabled } else { try await notificationsEnabled(session, accountId: accountId) }
+        guard enabled else { return [] }
         let notice = InboxNotices.orderPlaced(order)
         return [try await insert(session, owner: owner, kind: .orderPlaced, title: notice.title, body: notice.body,
                                  productId: nil, orderId: order.id, at: now)]
@@ -91,14 +94,16 @@ enum PostgresInboxRows {
 
     /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox within
     /// its bound (deleting its oldest, which its counts say when), writes the change-log entry (subject
-    /// `n-<new>` or `n-<new> n-<replaced>`), then updates the counts.
+    /// `n-<new>` or `n-<new> n-<replaced>`) and updates the counts: the notification and the bound in one
+    /// statement, the entry and the counts in another.
     ///
-    /// The producers run after their transaction's first change-log entry (the order's, the product's), so
-    /// one account's notifications are stored one transaction at a time and the count read for the bound is
-    /// exact. The counts would stay exact without that order too: they change by the rows each statement
-    /// really deleted (a replaced notice that another server marked read meanwhile is not deleted: the
-    /// outer `readAt IS NULL` is checked again on the locked row), only the bound could be passed by one
-    /// until the next notification.
+    /// The producers run after their transaction's first change-log entry, so one account's notifications are
+    /// stored, and its counts changed, one transaction at a time (every writer of the counts holds the log's
+    /// head lock, above): the counts read with the notification are exact, and the unread count announced is
+    /// that one changed by what this call does. The counts stay exact without that order too: they change by the
+    /// rows each statement really deleted (a replaced notice that another server marked read meanwhile is not
+    /// deleted: the outer `readAt IS NULL` is checked again on the locked row), only the bound could be passed
+    /// by one until the next notification.
     private static func insert(
         _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
         orderId: String?, at now: Date
@@ -115,35 +120,40 @@ enum PostgresInboxRows {
                 """, as: Int64.self)
         }
         let milliseconds = StoredDate.milliseconds(now)
-        guard let seq = try await session.value("""
-            INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt)
-            VALUES (\(key), \(kind.rawValue), \(title), \(body), \(productId), \(orderId), \(milliseconds))
-            RETURNING seq
-            """, as: Int64.self) else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
         let replacedCount = replaced == nil ? 0 : 1
-        // The stored count before this notification (as this transaction sees it), less the one replaced,
-        // plus the new one, beyond the bound is how many of the oldest to delete.
-        let pruned = try await session.rows("""
-            DELETE FROM notification WHERE seq IN (
-                SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
-                LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount)))
-            RETURNING readAt IS NULL
-            """).map { try $0.decode(Bool.self) }
+        // The stored count before this notification (as this statement sees it: not the new one), less the one
+        // replaced, plus the new one, beyond the bound is how many of the oldest to delete.
+        guard let row = try await session.first("""
+            WITH added AS (
+                INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt)
+                VALUES (\(key), \(kind.rawValue), \(title), \(body), \(productId), \(orderId), \(milliseconds))
+                RETURNING seq),
+            pruned AS (
+                DELETE FROM notification WHERE seq IN (
+                    SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
+                    LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount)))
+                RETURNING readAt IS NULL AS unread)
+            SELECT (SELECT seq FROM added), (SELECT COUNT(*) FROM pruned), (SELECT COUNT(*) FROM pruned WHERE unread),
+                   COALESCE((SELECT unread FROM inbox WHERE owner = \(key)), 0)
+            """)
+        else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
+        let (seq, prunedCount, prunedUnread, unreadBefore) = try row.decode((Int64, Int, Int, Int).self)
         let notification = InboxNotification(
             id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
             createdAt: StoredDate.date(milliseconds), isRead: false)
         let replacedId = replaced.map(InboxNotification.id(seq:))
         let subject = [notification.id, replacedId].compactMap { $0 }.joined(separator: " ")
-        let logSeq = try await PostgresChangeLog.append(session, .notification, subject, at: now)
-        let storedChange = 1 - replacedCount - pruned.count
-        let unreadChange = 1 - replacedCount - pruned.count(where: { $0 })
+        let storedChange = 1 - replacedCount - prunedCount
+        let unreadChange = 1 - replacedCount - prunedUnread
         // Without a row the inbox held nothing, and now holds this one. (PostgreSQL checks the row proposed
         // for insertion even when it then updates instead: it must be valid on its own, the changes apart.)
-        let unread = try await session.value("""
-            INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(key), 1, 1)
-            ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(storedChange), unread = i.unread + \(unreadChange)
-            RETURNING unread
-            """, as: Int.self) ?? 0
-        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: unread, shopper: owner)])
+        var statement = PostgresStatement()
+        let (inboxOwner, stored, unread) = (try statement.bind(key), try statement.bind(Int64(storedChange)), try statement.bind(Int64(unreadChange)))
+        statement.with("""
+            inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(inboxOwner), 1, 1)
+                             ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(stored), unread = i.unread + \(unread))
+            """)
+        let logSeq = try await PostgresChangeLog.append(session, [(.notification, subject)], at: now, after: statement)[0]
+        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: unreadBefore + unreadChange, shopper: owner)])
     }
 }

@@ -25,7 +25,7 @@ struct PostgresOrderService: OrderService {
 
     func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order {
         // Orders are an account's: a guest's cart is never checked out, whatever the caller checked.
-        guard shopper.accountId != nil else { throw ShopError.signInRequired("check out") }
+        guard let accountId = shopper.accountId else { throw ShopError.signInRequired("check out") }
         let owner = shopper.storageKey
         let key = IdempotencyKey.current
         let now = now()
@@ -35,59 +35,109 @@ struct PostgresOrderService: OrderService {
                let id = outcome["orderId"], let (order, orderShopper) = try await PostgresRows.order(session, id: id), orderShopper == shopper {
                 return (order, [])
             }
-            // The cart's lock: no change of this cart, from any server, between reading it and emptying it.
-            let revision = try await session.value("SELECT revision FROM cart_revision WHERE owner = \(owner) FOR UPDATE", as: Int64.self) ?? 0
+            // The cart's lock: no change of this cart, from any server, between reading it and emptying it. Read
+            // with it, whether the account wants to hear of its orders (no lock needed for that).
+            let (revision, enabled) = try await session.first("""
+                SELECT COALESCE((SELECT revision FROM cart_revision WHERE owner = \(owner) FOR UPDATE), 0),
+                       COALESCE((SELECT notificationsEnabled FROM account WHERE id = \(accountId)), false)
+                """)?.decode((Int64, Bool).self) ?? (Int64(0), false)
             if let expectedRevision, revision != expectedRevision { throw ShopError.cartChanged(revision: revision) }
-            let cart = try await PostgresRows.cart(session, of: shopper)
-            guard !cart.isEmpty else { throw ShopError.emptyCart }
-            // The products' locks, then their stock as it is now.
-            let ids = Array(Set(cart.lines.map(\.productId))).sorted()
-            let locked = try await PostgresRows.products(session, """
-                SELECT \(unescaped: PostgresRows.productColumns) FROM product p WHERE p.id = ANY(\(ids)) ORDER BY p.id FOR NO KEY UPDATE
-                """)
+            let (cart, locked, seq) = try await Self.lockedCart(session, owner: owner, revision: revision)
+            guard !cart.lines.isEmpty, let seq else { throw ShopError.emptyCart }
             let products = Dictionary(uniqueKeysWithValues: locked.map { ($0.id, $0) })
             for line in cart.lines {
                 guard let product = products[line.productId] else { throw ShopError.productNotFound(line.productId) }
                 try CartRules.checkAvailability(of: product, quantity: line.quantity)
             }
-            guard let seq = try await session.value("SELECT nextval(pg_get_serial_sequence('customer_order', 'seq'))", as: Int64.self)
-            else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "No order number was given.") }
+            let priced = cart.cart
             let order = Order(
                 id: Identifiers.order(Int(seq)), createdAt: createdAt,
                 lines: cart.lines.map { OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity) },
-                subtotal: cart.subtotal, tax: cart.tax, total: cart.total)
-            try await session.execute("""
-                INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner)
-                VALUES (\(seq), \(order.id), \(StoredDate.milliseconds(createdAt)), \(order.subtotal.minorUnits), \(order.tax.minorUnits),
-                        \(order.total.minorUnits), \(owner))
-                """)
-            for (position, line) in order.lines.enumerated() {
-                try await session.execute("""
-                    INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity)
-                    VALUES (\(order.id), \(position), \(line.productId), \(line.name), \(line.unitPrice.minorUnits), \(Int64(line.quantity)))
-                    """)
-                try await session.execute("UPDATE product SET stock = stock - \(Int64(line.quantity)) WHERE id = \(line.productId)")
-            }
+                subtotal: priced.subtotal, tax: priced.tax, total: priced.total)
+            var statement = PostgresStatement()
+            try Self.store(order, seq: seq, owner: owner, in: &statement)
             // The stock of each product bought changed: its history shows it (one point per product), from the
             // locked row less the quantity bought (a cart has one line per product): no read back.
             let bought = Dictionary(cart.lines.map { ($0.productId, $0.quantity) }, uniquingKeysWith: +)
-            for var product in locked {
+            try PostgresPriceHistory.record(locked.map { product in
+                var product = product
                 product.stock -= bought[product.id] ?? 0
-                try await PostgresPriceHistory.record(session, product, at: now)
-            }
-            try await session.execute("DELETE FROM cart_line WHERE owner = \(owner)")
-            // The emptied cart is known without reading it back (one round trip less under the products' locks).
-            let emptied = Cart(lines: [], tax: .zero, revision: try await PostgresRows.bumpCartRevision(session, of: shopper))
-            try await PostgresIdempotency.record(session, key, outcome: ["orderId": order.id], at: now)
+                return product
+            }, at: now, in: &statement)
+            let ownerValue = try statement.bind(owner)
+            statement.with("emptied AS (DELETE FROM cart_line WHERE owner = \(ownerValue))")
+            statement.with("bumped AS (UPDATE cart_revision SET revision = revision + 1 WHERE owner = \(ownerValue))")
+            try PostgresIdempotency.record(key, outcome: ["orderId": order.id], at: now, in: &statement)
+            let seqs = try await PostgresChangeLog.append(session, [(.cart, owner), (.order, order.id)], at: now, after: statement)
+            // The emptied cart is known without reading it back: its revision row was locked above.
+            let emptied = Cart(lines: [], tax: .zero, revision: revision + 1)
             var entries: PostgresInboxRows.Entries = [
-                (try await PostgresChangeLog.append(session, .cart, owner, at: now), [.cartChanged(emptied, shopper: shopper)]),
+                (seqs[0], [.cartChanged(emptied, shopper: shopper)]),
+                (seqs[1], [.orderPlaced(order, shopper: shopper)]),
             ]
-            entries.append((try await PostgresChangeLog.append(session, .order, order.id, at: now), [.orderPlaced(order, shopper: shopper)]))
-            entries += try await PostgresInboxRows.orderPlaced(session, order: order, owner: shopper, at: now)
+            entries += try await PostgresInboxRows.orderPlaced(session, order: order, owner: shopper, enabled: enabled, at: now)
             return (order, entries)
         }
         // Entries for the emptied cart, the order and its notification; all published, in log order.
         await feed.committed(entries)
         return order
+    }
+
+    /// The cart as the transaction sees it (its lines in the order they were added), its products locked
+    /// (`FOR NO KEY UPDATE`, in id order: the rows are sorted before they are locked) and read as they are
+    /// once locked, and the new order's number, taken only when the cart has a line (a checkout refused after
+    /// that leaves a gap in the numbers, as a rolled-back one always did). One statement.
+    private static func lockedCart(
+        _ session: PostgresSession, owner: String, revision: Int64
+    ) async throws -> (cart: PricedCart, products: [Product], orderSeq: Int64?) {
+        let rows = try await session.rows("""
+            SELECT \(unescaped: PostgresRows.productColumns), c.quantity, k.taxRate, c.seq,
+                   (SELECT nextval(pg_get_serial_sequence('customer_order', 'seq')))
+            FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
+            WHERE c.owner = \(owner)
+            ORDER BY p.id FOR NO KEY UPDATE OF p
+            """)
+        var products: [Product] = []
+        var lines: [(seq: Int64, line: CartLine, taxRate: Int)] = []
+        var orderSeq: Int64?
+        for row in rows {
+            let (id, name, description, price, categoryId, stock, maxPerOrder, createdAt, isFeatured, quantity, taxRate, lineSeq, next) =
+                try row.decode((String, String, String, Int64, String, Int, Int, Int64, Bool, Int, Int, Int64, Int64).self)
+            products.append(Product(
+                id: id, name: name, description: description, price: Money(minorUnits: price), categoryId: categoryId, stock: stock,
+                maxPerOrder: maxPerOrder, createdAt: StoredDate.date(createdAt), isFeatured: isFeatured))
+            lines.append((lineSeq, CartLine(productId: id, name: name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity), taxRate))
+            orderSeq = next
+        }
+        lines.sort { $0.seq < $1.seq }
+        return (PricedCart(lines: lines.map(\.line), taxRates: lines.map(\.taxRate), revision: revision), products, orderSeq)
+    }
+
+    /// Adds `order` and its lines, and the stock they take, to `statement` (`WITH` queries `placed`, `lines`
+    /// and `taken`; the lines and stock updates for all lines at once, from arrays).
+    private static func store(_ order: Order, seq: Int64, owner: String, in statement: inout PostgresStatement) throws {
+        let values = [
+            try statement.bind(seq), try statement.bind(order.id), try statement.bind(StoredDate.milliseconds(order.createdAt)),
+            try statement.bind(order.subtotal.minorUnits), try statement.bind(order.tax.minorUnits), try statement.bind(order.total.minorUnits),
+            try statement.bind(owner),
+        ]
+        statement.with("""
+            placed AS (INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner) VALUES (\(values.joined(separator: ", "))))
+            """)
+        let orderId = values[1]
+        let productIds = try statement.bind(order.lines.map(\.productId))
+        let names = try statement.bind(order.lines.map(\.name))
+        let prices = try statement.bind(order.lines.map(\.unitPrice.minorUnits))
+        let quantities = try statement.bind(order.lines.map { Int64($0.quantity) })
+        statement.with("""
+            lines AS (INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity)
+                      SELECT \(orderId), l.position - 1, l.productId, l.name, l.unitPrice, l.quantity
+                      FROM unnest(\(productIds)::text[], \(names)::text[], \(prices)::bigint[], \(quantities)::bigint[])
+                           WITH ORDINALITY AS l(productId, name, unitPrice, quantity, position))
+            """)
+        statement.with("""
+            taken AS (UPDATE product p SET stock = p.stock - t.quantity
+                      FROM unnest(\(productIds)::text[], \(quantities)::bigint[]) AS t(id, quantity) WHERE p.id = t.id)
+            """)
     }
 }

@@ -6,30 +6,46 @@ import ShopStore
 /// Each product's price and stock over time on PostgreSQL (table `price_point`), with the SQLite store's
 /// bound (`PriceHistoryRows.maximumPointsPerProduct` points per product).
 enum PostgresPriceHistory {
-    /// Records `product`'s price and stock now, in the current transaction, and drops its points beyond the bound.
+    /// Records `product`'s price and stock now, in the current transaction, and drops its points beyond the
+    /// bound: one statement.
     ///
     /// The product's count of points (`price_history`) changes with it. (SQLite keeps it in the product's row;
-    /// here a second update of that row in the transaction would compute its stored search vector again.) The callers hold the product's row lock
-    /// (they updated the product first, or created it), so one product's points are recorded one transaction at
-    /// a time and the count read here is exact.
+    /// here a second update of that row in the transaction would compute its stored search vector again.) The
+    /// callers hold the product's row lock (they updated the product first, created it, or locked it to take its
+    /// stock), so one product's points are recorded one transaction at a time and the count is exact.
     static func record(_ session: PostgresSession, _ product: Product, at now: Date) async throws {
-        let points = try await session.value("""
-            WITH point AS (
-                INSERT INTO price_point (productId, price, stock, at)
-                VALUES (\(product.id), \(product.price.minorUnits), \(Int64(product.stock)), \(StoredDate.milliseconds(now))))
-            INSERT INTO price_history AS h (productId, points) VALUES (\(product.id), 1)
-            ON CONFLICT (productId) DO UPDATE SET points = h.points + 1
-            RETURNING points
-            """, as: Int.self) ?? 0
-        guard points > PriceHistoryRows.maximumPointsPerProduct else { return }
+        var statement = PostgresStatement()
+        try record([product], at: now, in: &statement)
+        try await session.execute(statement.query("SELECT 1"))
+    }
+
+    /// Adds to `statement` the record of each product's price and stock now (one point each; the products must
+    /// differ), and the drop of its points beyond the bound: `WITH` queries named `point`, `counted` and
+    /// `trimmed`, so that a checkout stores them in the round trip of its other changes.
+    ///
+    /// `counted` raises each count by the new point, but not past the bound; `trimmed` deletes as many of the
+    /// oldest points as the count before (read in the statement's snapshot, which holds neither the new point nor
+    /// the new count) plus one exceeds the bound. So the count stays exact where it was (see above).
+    static func record(_ products: [Product], at now: Date, in statement: inout PostgresStatement) throws {
+        let ids = try statement.bind(products.map(\.id))
+        let prices = try statement.bind(products.map(\.price.minorUnits))
+        let stocks = try statement.bind(products.map { Int64($0.stock) })
+        let at = try statement.bind(StoredDate.milliseconds(now))
+        let bound = try statement.bind(Int64(PriceHistoryRows.maximumPointsPerProduct))
+        statement.with("""
+            point AS (INSERT INTO price_point (productId, price, stock, at)
+                      SELECT t.id, t.price, t.stock, \(at) FROM unnest(\(ids)::text[], \(prices)::bigint[], \(stocks)::bigint[]) AS t(id, price, stock))
+            """)
+        statement.with("""
+            counted AS (INSERT INTO price_history AS h (productId, points) SELECT id, 1 FROM unnest(\(ids)::text[]) AS id
+                        ON CONFLICT (productId) DO UPDATE SET points = LEAST(h.points + 1, \(bound)))
+            """)
         // The oldest beyond the bound, found from the old end: a walk of as many points as go (usually one).
-        try await session.execute("""
-            WITH gone AS (
-                DELETE FROM price_point WHERE seq IN (
-                    SELECT seq FROM price_point WHERE productId = \(product.id) ORDER BY seq
-                    LIMIT \(points - PriceHistoryRows.maximumPointsPerProduct))
-                RETURNING 1)
-            UPDATE price_history SET points = points - (SELECT COUNT(*) FROM gone) WHERE productId = \(product.id)
+        statement.with("""
+            trimmed AS (DELETE FROM price_point WHERE seq IN (
+                SELECT old.seq FROM price_history h CROSS JOIN LATERAL (
+                    SELECT seq FROM price_point WHERE productId = h.productId ORDER BY seq LIMIT GREATEST(0, h.points + 1 - \(bound))) old
+                WHERE h.productId = ANY(\(ids)::text[])))
             """)
     }
 

@@ -4,11 +4,19 @@ import Shop
 package enum CartRules {
     /// What a line's quantity is checked against: a product's stock and per-order maximum, and the names an
     /// error gives it by. A cart change reads only these, not the whole product.
-    struct StockLimits {
-        let productId: String
-        let name: String
-        let stock: Int
-        let maxPerOrder: Int
+    package struct StockLimits: Sendable {
+        package let productId: String
+        package let name: String
+        package let stock: Int
+        package let maxPerOrder: Int
+
+        /// The limits of the product `productId` (named `name` in errors).
+        package init(productId: String, name: String, stock: Int, maxPerOrder: Int) {
+            self.productId = productId
+            self.name = name
+            self.stock = stock
+            self.maxPerOrder = maxPerOrder
+        }
     }
 
     /// Refuses a quantity the product cannot supply: out of stock, more than in stock, more than allowed per order.
@@ -19,7 +27,7 @@ package enum CartRules {
     }
 
     /// Refuses a quantity beyond `limits`: out of stock, more than in stock, more than allowed per order.
-    static func checkAvailability(of limits: StockLimits, quantity: Int) throws {
+    package static func checkAvailability(of limits: StockLimits, quantity: Int) throws {
         if limits.stock == 0 { throw ShopError.outOfStock(limits.productId, name: limits.name) }
         if quantity > limits.stock {
             throw ShopError.quantityExceedsStock(limits.productId, name: limits.name, requested: quantity, available: limits.stock)
