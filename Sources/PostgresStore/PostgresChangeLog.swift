@@ -101,14 +101,14 @@ struct PostgresChangeLogSource: ChangeLogSource {
         try await database.read(failingFast: false) { try await PostgresChangeLog.lastSeq($0) }
     }
 
-    func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
+    func batch(after seq: Int64, knownSeqs: Set<Int64>, shown: ShownShoppers?, limit: Int) async throws -> ChangeBatch {
         try await database.snapshot(failingFast: false) { session in
             // The head first: entries read after it can only be at or below it (the snapshot is taken at
             // the first statement).
             let lastWritten = try await PostgresChangeLog.lastSeq(session)
             let read = try await PostgresChangeLog.entries(session, after: seq, limit: limit)
             var entries: [(seq: Int64, events: [ShopEvent])] = []
-            for (entry, reading) in zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs)) {
+            for (entry, reading) in zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs, shown: shown)) {
                 guard case .read(let meaning) = reading else {
                     entries.append((entry.seq, []))
                     continue

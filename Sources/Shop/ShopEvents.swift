@@ -23,8 +23,16 @@ public final class ShopEvents {
     private var trackedWork = 0
     private var settledWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// Whose data the sessions on this hub show, when they say (the server's hub); nil: a change feed reads
+    /// every change, whoever's it is.
+    public nonisolated let shownShoppers: ShownShoppers?
+
     /// Creates a feed with no subscribers. Callable from any isolation.
-    public nonisolated init() {}
+    /// - Parameter shownShoppers: where the sessions on this hub count whose data they show, so that a change
+    ///   feed reads only those shoppers' changes (nil: every change is read).
+    public nonisolated init(shownShoppers: ShownShoppers? = nil) {
+        self.shownShoppers = shownShoppers
+    }
 
     /// Delivers an event to every current subscriber, in subscription order, before returning.
     /// A subscriber cancelled by an earlier one during this delivery is skipped.

@@ -67,7 +67,12 @@ public final class ShopSession {
         self.now = now
         self.makeGuestId = makeGuestId
         shopper = .guest(makeGuestId())
+        events.shownShoppers?.show(shopper)
         subscription = events.subscribe { [weak self] in self?.handle($0) }
+    }
+
+    isolated deinit {
+        events.shownShoppers?.hide(shopper)
     }
 
     /// Whether an account is signed in.
@@ -166,6 +171,8 @@ public final class ShopSession {
     public func assumeSignedIn(_ signedIn: AccountSession) {
         account = signedIn.account
         sessionId = signedIn.sessionId
+        events.shownShoppers?.show(signedIn.account.shopper)
+        events.shownShoppers?.hide(shopper)
         shopper = signedIn.account.shopper
     }
 
@@ -190,6 +197,9 @@ public final class ShopSession {
     }
 
     private func switchShopper(to shopper: Shopper) {
+        // Shown before the ViewModels load the new shopper's data (see `ShownShoppers`).
+        events.shownShoppers?.show(shopper)
+        events.shownShoppers?.hide(self.shopper)
         self.shopper = shopper
         events.publish(.sessionChanged(shopper))
     }

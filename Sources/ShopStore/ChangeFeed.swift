@@ -145,7 +145,7 @@ package final class ChangeFeed {
         let after = position
         let batch: ChangeBatch
         do {
-            batch = try await source.batch(after: after, knownSeqs: Set(known.keys), limit: Self.batchSize)
+            batch = try await source.batch(after: after, knownSeqs: Set(known.keys), shown: events.shownShoppers, limit: Self.batchSize)
         } catch {
             logger.warning("could not read the change log", metadata: ["error": "\(error)"])
             return nil

@@ -35,6 +35,20 @@ extension ChangeLog {
     }
 }
 
+extension ChangeLog.Meaning {
+    /// The shopper whose sessions alone show what the entry says, for the entries that need a read (a cart,
+    /// an account's profile, an inbox's unread count); nil for what every session shows, or may (products,
+    /// orders: their stock), and for what costs no read.
+    package var shownOnlyTo: Shopper? {
+        switch self {
+        case .cart(let shopper): shopper
+        case .account(let id): .account(id)
+        case .notificationsRead(let owner, _): owner
+        default: nil
+        }
+    }
+}
+
 extension ChangeLog.Entry {
     /// What this entry says.
     package var meaning: ChangeLog.Meaning {

@@ -8,8 +8,9 @@ package protocol ChangeLogSource: Sendable {
     func lastSeq() async throws -> Int64
 
     /// Up to `limit` entries after `seq`, with the events of those not in `knownSeqs` (this server's own,
-    /// published from what it wrote instead of read back), read in one snapshot.
-    func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch
+    /// published from what it wrote instead of read back) whose data is shown here (`shown`, nil: all), read
+    /// in one snapshot.
+    func batch(after seq: Int64, knownSeqs: Set<Int64>, shown: ShownShoppers?, limit: Int) async throws -> ChangeBatch
 }
 
 /// Entries read in one snapshot, with the events each one publishes.
@@ -37,14 +38,18 @@ extension ChangeLog {
         case known
         /// A later entry of the batch shows the same data (a cart or product changed again): nothing to read.
         case superseded
+        /// The data is one shopper's, whom no session of this process shows (see `ShownShoppers`): nothing to
+        /// read, nothing to publish.
+        case notShown
         /// Read the entry's data.
         case read(Meaning)
     }
 
     /// How to read each of `entries` (given in log order): each shopper's cart and each changed product
     /// are read once, for their last entry of the batch (a market simulation changes the same products
-    /// many times a second); entries in `knownSeqs` are not read at all.
-    package static func readings(of entries: [Entry], knownSeqs: Set<Int64>) -> [Reading] {
+    /// many times a second); entries in `knownSeqs` are not read at all, nor those of a shopper `shown` does
+    /// not hold (nil: every shopper's are read).
+    package static func readings(of entries: [Entry], knownSeqs: Set<Int64>, shown: ShownShoppers? = nil) -> [Reading] {
         var lastCartEntry: [String: Int64] = [:]
         var lastProductEntry: [String: Int64] = [:]
         for entry in entries where !knownSeqs.contains(entry.seq) {
@@ -55,7 +60,9 @@ extension ChangeLog {
             if knownSeqs.contains(entry.seq) { return .known }
             if entry.kind == .cart && lastCartEntry[entry.subject] != entry.seq { return .superseded }
             if entry.kind == .productChanged && lastProductEntry[entry.subject] != entry.seq { return .superseded }
-            return .read(entry.meaning)
+            let meaning = entry.meaning
+            if let shown, let owner = meaning.shownOnlyTo, !shown.contains(owner) { return .notShown }
+            return .read(meaning)
         }
     }
 }

@@ -30,18 +30,18 @@ struct SQLiteChangeLogSource: ChangeLogSource {
     /// When the batch has other processes' entries and this server's commits do not sync the log themselves
     /// (``ShopDatabase/logSync``), asks for a sync before it returns: what the server then shows of them waits
     /// for it, as its own changes do, since the process that wrote them may not have synced them yet.
-    func batch(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
-        let batch = try await read(after: seq, knownSeqs: knownSeqs, limit: limit)
+    func batch(after seq: Int64, knownSeqs: Set<Int64>, shown: ShownShoppers? = nil, limit: Int) async throws -> ChangeBatch {
+        let batch = try await read(after: seq, knownSeqs: knownSeqs, shown: shown, limit: limit)
         if let logSync = database.logSync, batch.entries.contains(where: { !knownSeqs.contains($0.seq) }) {
             logSync.requestSync()
         }
         return batch
     }
 
-    private func read(after seq: Int64, knownSeqs: Set<Int64>, limit: Int) async throws -> ChangeBatch {
+    private func read(after seq: Int64, knownSeqs: Set<Int64>, shown: ShownShoppers?, limit: Int) async throws -> ChangeBatch {
         try await database.writer.read { db in
             let read = try ChangeLog.entries(db, after: seq, limit: limit)
-            let entries = try zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs)).map { entry, reading in
+            let entries = try zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs, shown: shown)).map { entry, reading in
                 guard case .read(let meaning) = reading else { return (entry.seq, [ShopEvent]()) }
                 return (entry.seq, try Self.events(of: meaning, db: db))
             }

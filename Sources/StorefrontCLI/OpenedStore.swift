@@ -48,18 +48,20 @@ enum OpenedStore {
 
     /// Every service over the database (see `ShopServices.live` and `ShopServices.postgres`): a SQLite file
     /// polls its change log for other processes' commits (its task preferring `taskExecutor`); PostgreSQL
-    /// listens for them.
+    /// listens for them. Of other processes' changes of one shopper's data, the feed reads only those of the
+    /// shoppers this process's sessions show (`ShownShoppers`).
     @MainActor
     func services(
         faults: FaultPlan, clock: any Clock<Duration>, market: MarketSimulation?, taskExecutor: (any TaskExecutor)? = nil
     ) -> ShopServices {
-        switch self {
+        let events = ShopEvents(shownShoppers: ShownShoppers())
+        return switch self {
         case .sqlite(let database):
             .live(
-                database: database, faults: faults, clock: clock, followingOtherProcesses: ChangeFeedDefaults.pollInterval, market: market,
-                taskExecutor: taskExecutor)
+                database: database, faults: faults, clock: clock, events: events, followingOtherProcesses: ChangeFeedDefaults.pollInterval,
+                market: market, taskExecutor: taskExecutor)
         case .postgres(let database):
-            .postgres(database: database, faults: faults, clock: clock, market: market)
+            .postgres(database: database, faults: faults, clock: clock, events: events, market: market)
         }
     }
 

@@ -127,6 +127,33 @@ import Testing
         #expect(session.isSignedIn == false)
     }
 
+    /// A feed reads other servers' changes of one shopper's data only for the shoppers sessions show: each
+    /// session counts its own, the new one before the ViewModels load its data, and none once it is gone.
+    @Test func aSessionShowsItsShopperToTheFeedAndSwitchesItBeforeTheViewModelsLoad() async throws {
+        let shown = ShownShoppers()
+        let events = ShopEvents(shownShoppers: shown)
+        var session: ShopSession? = ShopSession(accounts: accounts, events: events, clock: TestClock(), makeGuestId: { "guest-7" })
+        #expect(shown.contains(.guest("guest-7")) && !shown.contains(Fixture.shopper))
+
+        var shownWhenLoaded: [Bool] = []
+        let subscription = events.subscribe { event in
+            if case .sessionChanged(let shopper) = event { shownWhenLoaded.append(shown.contains(shopper)) }
+        }
+        defer { subscription.cancel() }
+        accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
+        try await session?.signIn(Fixture.signedIn)
+        #expect(shownWhenLoaded == [true])
+        #expect(shown.contains(Fixture.shopper) && !shown.contains(.guest("guest-7")))
+        let other = ShopSession.signedInForTests(events: events, accounts: accounts)
+        #expect(!shown.contains(.guest("test-guest")))
+        // Two sessions show the account: one going leaves it shown.
+        accounts.signOut.returns(())
+        try await other.signOut()
+        #expect(shown.contains(Fixture.shopper) && shown.contains(.guest("test-guest")))
+        session = nil
+        #expect(!shown.contains(Fixture.shopper))
+    }
+
     @Test func aResyncAsksWhetherTheSessionStillStands() async throws {
         accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
         try await session.signIn(Fixture.signedIn)

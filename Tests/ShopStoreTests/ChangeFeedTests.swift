@@ -29,6 +29,48 @@ import Testing
         #expect(recorder.events.count == 3)  // each entry once
     }
 
+    /// Another process's change of a cart, an account or an inbox's count is read only when a session here
+    /// shows its shopper; what every session shows (orders: their stock) is read whoever's it is.
+    @Test func anotherProcesssChangesOfShoppersNobodyHereShowsAreNotRead() async throws {
+        let folder = try TemporaryFolder()
+        let writer = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
+        let database = try ShopDatabase(path: folder.databasePath)
+        let shown = ShownShoppers()
+        shown.show(.guest("here"))
+        let events = ShopEvents(shownShoppers: shown)
+        let feed = ChangeFeed(database: database, events: events)
+        let recorder = EventRecorder(events)
+
+        let mine = try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("here"))
+        let theirs = try await writer.cart.add(productId: "p-0002", quantity: 1, for: .testShopper)
+        let order = try await writer.orders.placeOrder(expectedRevision: theirs.revision, for: .testShopper)
+        await feed.catchUp()
+        #expect(recorder.events == [.cartChanged(mine, shopper: .guest("here")), .orderPlaced(order, shopper: .testShopper)])
+
+        // Shown from now on: its next change is read.
+        shown.show(.testShopper)
+        let again = try await writer.cart.add(productId: "p-0003", quantity: 1, for: .testShopper)
+        await feed.catchUp()
+        #expect(recorder.events.last == .cartChanged(again, shopper: .testShopper))
+    }
+
+    @Test func readingsSkipOnlyOneShoppersDataThatNobodyHereShows() {
+        let shown = ShownShoppers()
+        shown.show(.guest("here"))
+        let entries = [
+            ChangeLog.Entry(seq: 1, kind: .cart, subject: Shopper.guest("here").storageKey),
+            ChangeLog.Entry(seq: 2, kind: .cart, subject: Shopper.account(2).storageKey),
+            ChangeLog.Entry(seq: 3, kind: .account, subject: "2"),
+            ChangeLog.Entry(seq: 4, kind: .notificationsRead, subject: ChangeLog.notificationsReadSubject(owner: .account(2), ids: ["n-1"])),
+            ChangeLog.Entry(seq: 5, kind: .order, subject: "o-000001"),
+            ChangeLog.Entry(seq: 6, kind: .productChanged, subject: "p-0001"),
+        ]
+        #expect(ChangeLog.readings(of: entries, knownSeqs: [], shown: shown) == [
+            .read(.cart(.guest("here"))), .notShown, .notShown, .notShown, .read(.order(id: "o-000001")), .read(.productChanged(id: "p-0001")),
+        ])
+        #expect(ChangeLog.readings(of: entries, knownSeqs: []).allSatisfy { if case .read = $0 { true } else { false } })
+    }
+
     @Test func ownCommitsArePublishedBeforeTheServiceReturnsAndOnlyOnce() async throws {
         let folder = try TemporaryFolder()
         let events = ShopEvents()
