@@ -19,7 +19,8 @@ struct PostgresCartService: CartService {
     let now: @Sendable () -> Date
 
     func cart(of shopper: Shopper) async throws -> Cart {
-        try await database.snapshot { session in try await PostgresRows.cart(session, of: shopper) }
+        // One statement: its own snapshot.
+        try await database.read { session in try await PostgresRows.cart(session, of: shopper) }
     }
 
     func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {

@@ -79,6 +79,29 @@ enum PostgresChangeLog {
         try await session.value("SELECT seq FROM change_log_head WHERE id = 1", as: Int64.self) ?? 0
     }
 
+    /// Up to `limit` entries after `seq`, oldest first, with the number of the last entry written and of the
+    /// oldest kept: one statement, so all three are of one snapshot.
+    static func log(
+        _ session: PostgresSession, after seq: Int64, limit: Int
+    ) async throws -> (entries: [ChangeLog.Entry], firstKept: Int64?, lastWritten: Int64) {
+        let rows = try await session.rows("""
+            SELECT h.seq, (SELECT MIN(seq) FROM change_log), e.seq, e.kind, e.subject
+            FROM change_log_head h
+            LEFT JOIN LATERAL (SELECT seq, kind, subject FROM change_log WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)) e ON true
+            WHERE h.id = 1
+            ORDER BY e.seq
+            """)
+        var entries: [ChangeLog.Entry] = []
+        var firstKept: Int64?
+        var lastWritten: Int64 = 0
+        for row in rows {
+            let (head, first, entrySeq, kind, subject) = try row.decode((Int64, Int64?, Int64?, String?, String?).self)
+            (lastWritten, firstKept) = (head, first)
+            if let entrySeq, let kind, let subject { entries.append(ChangeLog.Entry(seq: entrySeq, kind: ChangeLog.Kind(rawValue: kind), subject: subject)) }
+        }
+        return (entries, firstKept, lastWritten)
+    }
+
     /// The number of the oldest entry kept, or nil when the log is empty.
     static func firstSeq(_ session: PostgresSession) async throws -> Int64? {
         try await session.value("SELECT MIN(seq) FROM change_log", as: Int64?.self) ?? nil
@@ -101,22 +124,36 @@ struct PostgresChangeLogSource: ChangeLogSource {
         try await database.read(failingFast: false) { try await PostgresChangeLog.lastSeq($0) }
     }
 
+    /// The batch in one statement when none of its entries needs data read (this server's own entries, other
+    /// shoppers' carts, favourites), which is its own snapshot; otherwise in a read-only snapshot whose first
+    /// statement reads the log again, and whose next ones read the data.
     func batch(after seq: Int64, knownSeqs: Set<Int64>, shown: ShownShoppers?, limit: Int) async throws -> ChangeBatch {
-        try await database.snapshot(failingFast: false) { session in
-            // The head first: entries read after it can only be at or below it (the snapshot is taken at
-            // the first statement).
-            let lastWritten = try await PostgresChangeLog.lastSeq(session)
-            let read = try await PostgresChangeLog.entries(session, after: seq, limit: limit)
-            var entries: [(seq: Int64, events: [ShopEvent])] = []
-            for (entry, reading) in zip(read, ChangeLog.readings(of: read, knownSeqs: knownSeqs, shown: shown)) {
-                guard case .read(let meaning) = reading else {
-                    entries.append((entry.seq, []))
-                    continue
-                }
-                entries.append((entry.seq, try await Self.events(of: meaning, session: session)))
-            }
-            return ChangeBatch(entries: entries, firstKept: try await PostgresChangeLog.firstSeq(session), lastWritten: lastWritten)
+        let alone = try await database.read(failingFast: false) { session -> ChangeBatch? in
+            let log = try await PostgresChangeLog.log(session, after: seq, limit: limit)
+            let readings = ChangeLog.readings(of: log.entries, knownSeqs: knownSeqs, shown: shown)
+            guard !readings.contains(where: \.needsRead) else { return nil }
+            return try await Self.batch(log, readings, session: session)
         }
+        if let alone { return alone }
+        return try await database.snapshot(failingFast: false) { session in
+            let log = try await PostgresChangeLog.log(session, after: seq, limit: limit)
+            return try await Self.batch(log, ChangeLog.readings(of: log.entries, knownSeqs: knownSeqs, shown: shown), session: session)
+        }
+    }
+
+    /// The batch of `log`'s entries, with the events each reading says, read through `session`.
+    private static func batch(
+        _ log: (entries: [ChangeLog.Entry], firstKept: Int64?, lastWritten: Int64), _ readings: [ChangeLog.Reading], session: PostgresSession
+    ) async throws -> ChangeBatch {
+        var entries: [(seq: Int64, events: [ShopEvent])] = []
+        for (entry, reading) in zip(log.entries, readings) {
+            guard case .read(let meaning) = reading else {
+                entries.append((entry.seq, []))
+                continue
+            }
+            entries.append((entry.seq, try await events(of: meaning, session: session)))
+        }
+        return ChangeBatch(entries: entries, firstKept: log.firstKept, lastWritten: log.lastWritten)
     }
 
     /// The events of an entry, with the data it names as it is in the snapshot.
@@ -143,9 +180,8 @@ struct PostgresChangeLogSource: ChangeLogSource {
         case .productMoved(let productId, let from, let to):
             return [.productMoved(productId: productId, from: from, to: to)]
         case .notification(let seq, let replacing):
-            guard let (notification, owner) = try await PostgresInboxRows.notification(session, seq: seq) else { return [] }
-            return [.notificationArrived(notification, replacing: replacing,
-                                         unreadCount: try await PostgresInboxRows.unreadCount(session, owner: owner), shopper: owner)]
+            guard let (notification, owner, unread) = try await PostgresInboxRows.notification(session, seq: seq) else { return [] }
+            return [.notificationArrived(notification, replacing: replacing, unreadCount: unread, shopper: owner)]
         case .notificationsRead(let owner, let ids):
             return [.notificationsRead(ids: ids, unreadCount: try await PostgresInboxRows.unreadCount(session, owner: owner), shopper: owner)]
         case .resync:

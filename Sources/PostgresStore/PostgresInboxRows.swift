@@ -57,11 +57,18 @@ enum PostgresInboxRows {
             productId: productId, orderId: orderId, createdAt: StoredDate.date(createdAt), isRead: readAt != nil)
     }
 
-    /// One notification and its owner, or nil.
-    static func notification(_ session: PostgresSession, seq: Int64) async throws -> (notification: InboxNotification, owner: Shopper)? {
-        guard let row = try await session.first("SELECT \(unescaped: columns), owner FROM notification WHERE seq = \(seq)"),
-              let owner = Shopper(storageKey: try row.makeRandomAccess()[8].decode(String.self)) else { return nil }
-        return (try notification(row), owner)
+    /// One notification, its owner and the owner's unread count, or nil: one statement.
+    static func notification(
+        _ session: PostgresSession, seq: Int64
+    ) async throws -> (notification: InboxNotification, owner: Shopper, unreadCount: Int)? {
+        guard let row = try await session.first("""
+            SELECT \(unescaped: columns), owner, COALESCE((SELECT unread FROM inbox i WHERE i.owner = n.owner), 0)
+            FROM notification n WHERE seq = \(seq)
+            """)
+        else { return nil }
+        let columns = row.makeRandomAccess()
+        guard let owner = Shopper(storageKey: try columns[8].decode(String.self)) else { return nil }
+        return (try notification(row), owner, try columns[9].decode(Int.self))
     }
 
     /// A page of `owner`'s inbox, newest first.

@@ -20,7 +20,8 @@ struct PostgresOrderService: OrderService {
     let now: @Sendable () -> Date
 
     func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] {
-        try await database.snapshot { session in try await PostgresRows.orders(session, of: shopper, limit: max(limit, 0)) }
+        // One statement: its own snapshot.
+        try await database.read { session in try await PostgresRows.orders(session, of: shopper, limit: max(limit, 0)) }
     }
 
     func placeOrder(expectedRevision: Int64?, for shopper: Shopper) async throws -> Order {

@@ -35,36 +35,29 @@ enum PostgresRows {
         try await session.first("SELECT \(unescaped: productColumns) FROM product p WHERE p.id = \(id) FOR KEY SHARE").map(product)
     }
 
-    /// A shopper's cart, priced, as this transaction sees it.
+    /// A shopper's cart, priced, as this transaction sees it: one statement (its revision on every row, and on
+    /// the one row of an empty cart).
     static func cart(_ session: PostgresSession, of shopper: Shopper) async throws -> Cart {
-        let owner = shopper.storageKey
         let rows = try await session.rows("""
-            SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate, r.revision
-            FROM cart_line c
-            JOIN product p ON p.id = c.productId
-            JOIN category k ON k.id = p.categoryId
-            LEFT JOIN cart_revision r ON r.owner = c.owner
-            WHERE c.owner = \(owner)
+            SELECT r.revision, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
+            FROM (SELECT \(shopper.storageKey)::text AS owner) o
+            LEFT JOIN cart_revision r ON r.owner = o.owner
+            LEFT JOIN (cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId) ON c.owner = o.owner
             ORDER BY c.seq
             """)
         var lines: [CartLine] = []
         var taxed: [(amount: Money, taxRate: Int)] = []
-        var revision: Int64?
+        var revision: Int64 = 0
         for row in rows {
-            let (productId, name, categoryId, price, quantity, taxRate, lineRevision) =
-                try row.decode((String, String, String, Int64, Int, Int, Int64?).self)
+            let (rowRevision, productId, name, categoryId, price, quantity, taxRate) =
+                try row.decode((Int64?, String?, String?, String?, Int64?, Int?, Int?).self)
+            revision = rowRevision ?? 0
+            guard let productId, let name, let categoryId, let price, let quantity, let taxRate else { continue }
             let line = CartLine(productId: productId, name: name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity)
             lines.append(line)
             taxed.append((line.lineTotal, taxRate))
-            revision = lineRevision
         }
-        if rows.isEmpty { revision = try await cartRevision(session, of: owner) }
-        return Cart(lines: lines, tax: TaxRules.tax(taxed), revision: revision ?? 0)
-    }
-
-    /// The revision of an owner's cart (0 before its first change).
-    static func cartRevision(_ session: PostgresSession, of owner: String) async throws -> Int64 {
-        try await session.value("SELECT revision FROM cart_revision WHERE owner = \(owner)", as: Int64.self) ?? 0
+        return Cart(lines: lines, tax: TaxRules.tax(taxed), revision: revision)
     }
 
     /// Marks a shopper's cart as changed, taking the row lock that orders every change of that cart (until
@@ -78,39 +71,48 @@ enum PostgresRows {
             """, as: Int64.self) ?? 0
     }
 
-    /// One order with its lines and whose it is, or nil.
+    /// One order with its lines and whose it is, or nil: one statement.
     static func order(_ session: PostgresSession, id: String) async throws -> (order: Order, shopper: Shopper)? {
-        guard let row = try await session.first("SELECT id, createdAt, subtotal, tax, total, owner FROM customer_order WHERE id = \(id)"),
-              let shopper = Shopper(storageKey: try row.makeRandomAccess()[5].decode(String.self))
+        guard let (order, owner) = try orders(try await session.rows("""
+            SELECT \(unescaped: orderColumns) FROM customer_order o LEFT JOIN order_line l ON l.orderId = o.id
+            WHERE o.id = \(id) ORDER BY l.position
+            """)).first, let shopper = Shopper(storageKey: owner)
         else { return nil }
-        return (try await order(session, row: row), shopper)
+        return (order, shopper)
     }
 
-    /// A shopper's orders with their lines, newest first.
+    /// A shopper's orders with their lines, newest first: one statement.
     static func orders(_ session: PostgresSession, of shopper: Shopper, limit: Int) async throws -> [Order] {
-        var orders: [Order] = []
-        for row in try await session.rows("""
-            SELECT id, createdAt, subtotal, tax, total FROM customer_order WHERE owner = \(shopper.storageKey) ORDER BY seq DESC LIMIT \(limit)
-            """) {
-            orders.append(try await order(session, row: row))
+        try orders(try await session.rows("""
+            SELECT \(unescaped: orderColumns)
+            FROM (SELECT * FROM customer_order WHERE owner = \(shopper.storageKey) ORDER BY seq DESC LIMIT \(limit)) o
+            LEFT JOIN order_line l ON l.orderId = o.id
+            ORDER BY o.seq DESC, l.position
+            """)).map(\.order)
+    }
+
+    /// What ``orders(_:)`` decodes: an order's columns (the table aliased `o`), then one of its lines' (`l`,
+    /// left-joined: NULLs for an order without lines).
+    private static let orderColumns = "o.id, o.createdAt, o.subtotal, o.tax, o.total, o.owner, l.productId, l.name, l.unitPrice, l.quantity"
+
+    /// Orders and their owners' keys from rows selected with ``orderColumns``, one row per line, each order's
+    /// rows together and its lines in order.
+    private static func orders(_ rows: [PostgresRow]) throws -> [(order: Order, owner: String)] {
+        var orders: [(order: Order, owner: String)] = []
+        for row in rows {
+            let (id, createdAt, subtotal, tax, total, owner, productId, name, unitPrice, quantity) =
+                try row.decode((String, Int64, Int64, Int64, Int64, String, String?, String?, Int64?, Int?).self)
+            if orders.last?.order.id != id {
+                orders.append((Order(
+                    id: id, createdAt: StoredDate.date(createdAt), lines: [], subtotal: Money(minorUnits: subtotal), tax: Money(minorUnits: tax),
+                    total: Money(minorUnits: total)), owner))
+            }
+            if let productId, let name, let unitPrice, let quantity {
+                orders[orders.count - 1].order.lines.append(
+                    OrderLine(productId: productId, name: name, unitPrice: Money(minorUnits: unitPrice), quantity: quantity))
+            }
         }
         return orders
-    }
-
-    /// An order from a row whose first five columns are id, createdAt, subtotal, tax, total.
-    private static func order(_ session: PostgresSession, row: PostgresRow) async throws -> Order {
-        let columns = row.makeRandomAccess()
-        let id = try columns[0].decode(String.self)
-        let lines = try await session.rows("""
-            SELECT productId, name, unitPrice, quantity FROM order_line WHERE orderId = \(id) ORDER BY position
-            """).map { row in
-            let (productId, name, unitPrice, quantity) = try row.decode((String, String, Int64, Int).self)
-            return OrderLine(productId: productId, name: name, unitPrice: Money(minorUnits: unitPrice), quantity: quantity)
-        }
-        return Order(
-            id: id, createdAt: StoredDate.date(try columns[1].decode(Int64.self)), lines: lines,
-            subtotal: Money(minorUnits: try columns[2].decode(Int64.self)), tax: Money(minorUnits: try columns[3].decode(Int64.self)),
-            total: Money(minorUnits: try columns[4].decode(Int64.self)))
     }
 
     /// The account columns, in the order ``account(_:)`` decodes them; the table must be aliased `a`.

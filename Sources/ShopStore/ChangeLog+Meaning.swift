@@ -47,6 +47,22 @@ extension ChangeLog.Meaning {
         default: nil
         }
     }
+
+    /// Whether publishing the entry needs data beyond the entry (a cart, an order, a product, an account, a
+    /// notification or an unread count); the others' events are made from the entry alone.
+    package var needsRead: Bool {
+        switch self {
+        case .cart, .order, .productCreated, .account, .productChanged, .notification, .notificationsRead: true
+        case .favorite, .productsDeleted, .shopper, .sessionEnded, .productMoved, .resync, .nothing: false
+        }
+    }
+}
+
+extension ChangeLog.Reading {
+    /// Whether the entry's data must be read (see ``ChangeLog/Meaning/needsRead``).
+    package var needsRead: Bool {
+        if case .read(let meaning) = self { meaning.needsRead } else { false }
+    }
 }
 
 extension ChangeLog.Entry {
