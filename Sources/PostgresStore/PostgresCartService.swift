@@ -118,19 +118,7 @@ struct PostgresCartService: CartService {
     private static func read(
         _ session: PostgresSession, owner: String, touching productId: String, revision: Int64
     ) async throws -> (PricedCart, TouchedLine) {
-        let rows = try await session.rows("""
-            WITH touched AS (
-                SELECT p.name, p.categoryId, p.price, k.taxRate, p.stock, p.maxPerOrder,
-                       (SELECT quantity FROM cart_line WHERE owner = \(owner) AND productId = p.id) AS quantity
-                FROM product p LEFT JOIN category k ON k.id = p.categoryId
-                WHERE p.id = \(productId) FOR KEY SHARE OF p)
-            SELECT true, \(productId), name, categoryId, price, quantity, taxRate, stock, maxPerOrder, 0 FROM touched
-            UNION ALL
-            SELECT false, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate, 0, 0, c.seq
-            FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
-            WHERE c.owner = \(owner)
-            ORDER BY 1 DESC, 10
-            """)
+        let rows = try await session.rows(TouchingRead(owner: owner, productId: productId))
         var cart = PricedCart(lines: [], taxRates: [], revision: revision)
         var touched = TouchedLine(product: nil, quantity: nil)
         for row in rows {
@@ -149,6 +137,26 @@ struct PostgresCartService: CartService {
         }
         return (cart, touched)
     }
+}
+
+/// The read of a change (see `PostgresCartService.read`), prepared: on every cart change's path.
+private struct TouchingRead: PostgresPreparedQuery {
+    static let sql = """
+        WITH touched AS (
+            SELECT p.name, p.categoryId, p.price, k.taxRate, p.stock, p.maxPerOrder,
+                   (SELECT quantity FROM cart_line WHERE owner = $1 AND productId = p.id) AS quantity
+            FROM product p LEFT JOIN category k ON k.id = p.categoryId
+            WHERE p.id = $2 FOR KEY SHARE OF p)
+        SELECT true, $2, name, categoryId, price, quantity, taxRate, stock, maxPerOrder, 0::bigint FROM touched
+        UNION ALL
+        SELECT false, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate, 0, 0, c.seq
+        FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
+        WHERE c.owner = $1
+        ORDER BY 1 DESC, 10
+        """
+    let owner: String
+    let productId: String
+    func makeBindings() throws -> PostgresBindings { try .values(owner, productId) }
 }
 
 /// What a cart change reads of the line it touches: its product (nil when there is none) and its units (nil

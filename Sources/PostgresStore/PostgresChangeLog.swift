@@ -84,13 +84,7 @@ enum PostgresChangeLog {
     static func log(
         _ session: PostgresSession, after seq: Int64, limit: Int
     ) async throws -> (entries: [ChangeLog.Entry], firstKept: Int64?, lastWritten: Int64) {
-        let rows = try await session.rows("""
-            SELECT h.seq, (SELECT MIN(seq) FROM change_log), e.seq, e.kind, e.subject
-            FROM change_log_head h
-            LEFT JOIN LATERAL (SELECT seq, kind, subject FROM change_log WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)) e ON true
-            WHERE h.id = 1
-            ORDER BY e.seq
-            """)
+        let rows = try await session.rows(LogRead(after: seq, limit: Int64(limit)))
         var entries: [ChangeLog.Entry] = []
         var firstKept: Int64?
         var lastWritten: Int64 = 0
@@ -100,6 +94,20 @@ enum PostgresChangeLog {
             if let entrySeq, let kind, let subject { entries.append(ChangeLog.Entry(seq: entrySeq, kind: ChangeLog.Kind(rawValue: kind), subject: subject)) }
         }
         return (entries, firstKept, lastWritten)
+    }
+
+    /// The read of ``log(_:after:limit:)``, prepared: every batch of every follower.
+    private struct LogRead: PostgresPreparedQuery {
+        static let sql = """
+            SELECT h.seq, (SELECT MIN(seq) FROM change_log), e.seq, e.kind, e.subject
+            FROM change_log_head h
+            LEFT JOIN LATERAL (SELECT seq, kind, subject FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2) e ON true
+            WHERE h.id = 1
+            ORDER BY e.seq
+            """
+        let after: Int64
+        let limit: Int64
+        func makeBindings() throws -> PostgresBindings { try .values(after, limit) }
     }
 
     /// The number of the oldest entry kept, or nil when the log is empty.

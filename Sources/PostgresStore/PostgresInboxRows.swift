@@ -61,14 +61,20 @@ enum PostgresInboxRows {
     static func notification(
         _ session: PostgresSession, seq: Int64
     ) async throws -> (notification: InboxNotification, owner: Shopper, unreadCount: Int)? {
-        guard let row = try await session.first("""
-            SELECT \(unescaped: columns), owner, COALESCE((SELECT unread FROM inbox i WHERE i.owner = n.owner), 0)
-            FROM notification n WHERE seq = \(seq)
-            """)
-        else { return nil }
+        guard let row = try await session.first(NotificationRead(seq: seq)) else { return nil }
         let columns = row.makeRandomAccess()
         guard let owner = Shopper(storageKey: try columns[8].decode(String.self)) else { return nil }
         return (try notification(row), owner, try columns[9].decode(Int.self))
+    }
+
+    /// The read of ``notification(_:seq:)``, prepared: a follower's read of each notification.
+    private struct NotificationRead: PostgresPreparedQuery {
+        static let sql = """
+            SELECT \(PostgresInboxRows.columns), owner, COALESCE((SELECT unread FROM inbox i WHERE i.owner = n.owner), 0)
+            FROM notification n WHERE seq = $1
+            """
+        let seq: Int64
+        func makeBindings() throws -> PostgresBindings { try .values(seq) }
     }
 
     /// A page of `owner`'s inbox, newest first.

@@ -38,13 +38,7 @@ enum PostgresRows {
     /// A shopper's cart, priced, as this transaction sees it: one statement (its revision on every row, and on
     /// the one row of an empty cart).
     static func cart(_ session: PostgresSession, of shopper: Shopper) async throws -> Cart {
-        let rows = try await session.rows("""
-            SELECT r.revision, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
-            FROM (SELECT \(shopper.storageKey)::text AS owner) o
-            LEFT JOIN cart_revision r ON r.owner = o.owner
-            LEFT JOIN (cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId) ON c.owner = o.owner
-            ORDER BY c.seq
-            """)
+        let rows = try await session.rows(CartRead(owner: shopper.storageKey))
         var lines: [CartLine] = []
         var taxed: [(amount: Money, taxRate: Int)] = []
         var revision: Int64 = 0
@@ -60,25 +54,52 @@ enum PostgresRows {
         return Cart(lines: lines, tax: TaxRules.tax(taxed), revision: revision)
     }
 
+    /// The read of ``cart(_:of:)``, prepared: a follower's read of a cart it shows.
+    private struct CartRead: PostgresPreparedQuery {
+        static let sql = """
+            SELECT r.revision, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
+            FROM (SELECT $1::text AS owner) o
+            LEFT JOIN cart_revision r ON r.owner = o.owner
+            LEFT JOIN (cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId) ON c.owner = o.owner
+            ORDER BY c.seq
+            """
+        let owner: String
+        func makeBindings() throws -> PostgresBindings { try .values(owner) }
+    }
+
     /// Marks a shopper's cart as changed, taking the row lock that orders every change of that cart (until
     /// the transaction ends), and returns the new revision.
     @discardableResult
     static func bumpCartRevision(_ session: PostgresSession, of shopper: Shopper) async throws -> Int64 {
-        try await session.value("""
-            INSERT INTO cart_revision (owner, revision) VALUES (\(shopper.storageKey), 1)
+        try await session.value(BumpCartRevision(owner: shopper.storageKey), as: Int64.self) ?? 0
+    }
+
+    /// The bump of ``bumpCartRevision(_:of:)``, prepared: on every cart change's path.
+    private struct BumpCartRevision: PostgresPreparedQuery {
+        static let sql = """
+            INSERT INTO cart_revision (owner, revision) VALUES ($1, 1)
             ON CONFLICT (owner) DO UPDATE SET revision = cart_revision.revision + 1
             RETURNING revision
-            """, as: Int64.self) ?? 0
+            """
+        let owner: String
+        func makeBindings() throws -> PostgresBindings { try .values(owner) }
     }
 
     /// One order with its lines and whose it is, or nil: one statement.
     static func order(_ session: PostgresSession, id: String) async throws -> (order: Order, shopper: Shopper)? {
-        guard let (order, owner) = try orders(try await session.rows("""
-            SELECT \(unescaped: orderColumns) FROM customer_order o LEFT JOIN order_line l ON l.orderId = o.id
-            WHERE o.id = \(id) ORDER BY l.position
-            """)).first, let shopper = Shopper(storageKey: owner)
+        guard let (order, owner) = try orders(try await session.rows(OrderRead(id: id))).first, let shopper = Shopper(storageKey: owner)
         else { return nil }
         return (order, shopper)
+    }
+
+    /// The read of ``order(_:id:)``, prepared: every follower reads every order (its stock).
+    private struct OrderRead: PostgresPreparedQuery {
+        static let sql = """
+            SELECT \(PostgresRows.orderColumns) FROM customer_order o LEFT JOIN order_line l ON l.orderId = o.id
+            WHERE o.id = $1 ORDER BY l.position
+            """
+        let id: String
+        func makeBindings() throws -> PostgresBindings { try .values(id) }
     }
 
     /// A shopper's orders with their lines, newest first: one statement.
