@@ -141,6 +141,7 @@ struct PostgresCartService: CartService {
 
 /// The read of a change (see `PostgresCartService.read`), prepared: on every cart change's path.
 private struct TouchingRead: PostgresPreparedQuery {
+    static let name = "storefront_cart_change_read"
     static let sql = """
         WITH touched AS (
             SELECT p.name, p.categoryId, p.price, k.taxRate, p.stock, p.maxPerOrder,

@@ -39,6 +39,15 @@ enum PostgresChangeLog {
         _ session: PostgresSession, _ entries: [(kind: ChangeLog.Kind, subject: String)], at now: Date,
         after statement: PostgresStatement = PostgresStatement()
     ) async throws -> [Int64] {
+        try await append(session, entries, at: now, after: statement, returning: "NULL::bigint", as: Int64?.self).seqs
+    }
+
+    /// ``append(_:_:at:after:)``, and the value of `column`, an expression over `statement`'s `WITH` queries (a
+    /// count their changes return, say), selected with the entries.
+    static func append<Value: PostgresDecodable>(
+        _ session: PostgresSession, _ entries: [(kind: ChangeLog.Kind, subject: String)], at now: Date,
+        after statement: PostgresStatement, returning column: String, as type: Value.Type
+    ) async throws -> (seqs: [Int64], value: Value) {
         precondition(!entries.isEmpty, "no entries to append")
         let milliseconds = StoredDate.milliseconds(now)
         var statement = statement
@@ -54,16 +63,17 @@ enum PostgresChangeLog {
                       FROM next_seq, unnest(\(kinds)::text[], \(subjects)::text[]) WITH ORDINALITY AS e(kind, subject, position)
                       RETURNING seq)
             """)
-        let seqs = try await session.rows(statement.query("SELECT seq, pg_notify(\(channel), seq::text) FROM entry ORDER BY seq"))
-            .map { try $0.decode(Int64.self) }
-        guard seqs.count == entries.count else {
+        let rows = try await session.rows(statement.query("SELECT seq, \(column), pg_notify(\(channel), seq::text) FROM entry ORDER BY seq"))
+            .map { try $0.decode((Int64, Value).self) }
+        let seqs = rows.map(\.0)
+        guard seqs.count == entries.count, let value = rows.first?.1 else {
             throw ShopError(reason: ShopError.Reason.storageFailed, message: "The change log has no head row.")
         }
         for seq in seqs { session.ownEntries?.note(seq) }
         if let last = seqs.last, last / ChangeLog.pruneEvery > (seqs[0] - 1) / ChangeLog.pruneEvery {
             try await prune(session, lastSeq: last, now: milliseconds)
         }
-        return seqs
+        return (seqs, value)
     }
 
     /// Deletes entries (and idempotency keys) past their retention, and entries beyond the last
@@ -98,6 +108,7 @@ enum PostgresChangeLog {
 
     /// The read of ``log(_:after:limit:)``, prepared: every batch of every follower.
     private struct LogRead: PostgresPreparedQuery {
+        static let name = "storefront_log_batch"
         static let sql = """
             SELECT h.seq, (SELECT MIN(seq) FROM change_log), e.seq, e.kind, e.subject
             FROM change_log_head h

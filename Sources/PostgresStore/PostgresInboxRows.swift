@@ -8,9 +8,9 @@ import ShopStore
 /// unread back-in-stock or price-drop notice for the same product is replaced rather than repeated, and an
 /// inbox keeps its newest `InboxRows.maximumPerAccount`, and its counts (`inbox`) are kept by the writes.
 ///
-/// Locks: a writer changes an inbox's counts after its change-log entry, whose head lock it then holds to
-/// its commit, so the writers of one inbox's counts take their turns in log order (and the count each
-/// announces is the count after its entry), and no two transactions wait on each other for counts.
+/// Locks: a writer changes an inbox's counts with or after its change-log entry, whose head lock it then holds
+/// to its commit, so the writers of one inbox's counts take their turns in log order (and the count each
+/// announces is the count after its change, returned by the update).
 enum PostgresInboxRows {
     /// Change-log entries written, in log order, with the events to publish for each.
     typealias Entries = [(seq: Int64, events: [ShopEvent])]
@@ -18,15 +18,12 @@ enum PostgresInboxRows {
     /// The columns ``notification(_:)`` decodes, in order.
     static let columns = "seq, kind, title, body, productId, orderId, createdAt, readAt"
 
-    /// Notifies `owner` of the order it just placed (in the checkout's transaction), if its account has
-    /// notifications enabled (`enabled`, nil: read here).
-    static func orderPlaced(_ session: PostgresSession, order: Order, owner: Shopper, enabled: Bool? = nil, at now: Date) async throws -> Entries {
-        guard let accountId = owner.accountId else { return [] }
-        let enabled = if let enabled { enabled } else { try await notificationsEnabled(session, accountId: accountId) }
-        guard enabled else { return [] }
+    /// Stores the notice of the order `owner` just placed (in the checkout's transaction, before its log entries:
+    /// the checkout writes this notice's entry and counts with its own, see ``Staged``).
+    static func orderPlaced(_ session: PostgresSession, order: Order, owner: Shopper, at now: Date) async throws -> Staged {
         let notice = InboxNotices.orderPlaced(order)
-        return [try await insert(session, owner: owner, kind: .orderPlaced, title: notice.title, body: notice.body,
-                                 productId: nil, orderId: order.id, at: now)]
+        return try await stage(session, owner: owner, kind: .orderPlaced, title: notice.title, body: notice.body,
+                               productId: nil, orderId: order.id, at: now)
     }
 
     /// Notifies every account that favourited the product (and enabled notifications) that it came back in
@@ -69,6 +66,7 @@ enum PostgresInboxRows {
 
     /// The read of ``notification(_:seq:)``, prepared: a follower's read of each notification.
     private struct NotificationRead: PostgresPreparedQuery {
+        static let name = "storefront_notification"
         static let sql = """
             SELECT \(PostgresInboxRows.columns), owner, COALESCE((SELECT unread FROM inbox i WHERE i.owner = n.owner), 0)
             FROM notification n WHERE seq = $1
@@ -101,26 +99,77 @@ enum PostgresInboxRows {
             """, as: Int.self) ?? 0
     }
 
-    private static func notificationsEnabled(_ session: PostgresSession, accountId: Int64) async throws -> Bool {
-        try await session.value("SELECT notificationsEnabled FROM account WHERE id = \(accountId)", as: Bool.self) ?? false
+    /// A notification stored, whose change-log entry and change of its inbox's counts are still to be written:
+    /// by the producer itself (``insert``), or with the checkout's own entries in one statement.
+    struct Staged {
+        let notification: InboxNotification
+        let owner: Shopper
+        /// The notification it replaced, if any.
+        let replacedId: String?
+        /// How the inbox's stored and unread counts change.
+        let storedChange: Int
+        let unreadChange: Int
+
+        /// The subject of its change-log entry: `n-<new>`, or `n-<new> n-<replaced>`.
+        var subject: String { [notification.id, replacedId].compactMap { $0 }.joined(separator: " ") }
+
+        /// Adds the change of the inbox's counts to `statement`: a `WITH` query named `inbox_counts` returning
+        /// the unread count after it (with the entry's statement: the log's head lock is held when it is made).
+        func countChange(in statement: inout PostgresStatement) throws {
+            let (owner, stored, unread) =
+                (try statement.bind(self.owner.storageKey), try statement.bind(Int64(storedChange)), try statement.bind(Int64(unreadChange)))
+            // Without a row the inbox held nothing, and now holds this one. (PostgreSQL checks the row proposed
+            // for insertion even when it then updates instead: it must be valid on its own, the changes apart.)
+            statement.with("""
+                inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(owner), 1, 1)
+                                 ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(stored), unread = i.unread + \(unread)
+                                 RETURNING unread)
+                """)
+        }
+
+        /// The column of the entry's statement that gives the unread count after ``countChange(in:)``.
+        static let unreadAfter = "(SELECT unread FROM inbox_counts)"
+
+        /// The event of the notification, with its owner's unread count after it.
+        func event(unreadCount: Int) -> ShopEvent {
+            .notificationArrived(notification, replacing: replacedId, unreadCount: unreadCount, shopper: owner)
+        }
+
+        /// Writes the notification's change-log entry and its inbox's counts, in one statement.
+        func log(_ session: PostgresSession, at now: Date) async throws -> (seq: Int64, events: [ShopEvent]) {
+            var statement = PostgresStatement()
+            try countChange(in: &statement)
+            let (seqs, unread) = try await PostgresChangeLog.append(
+                session, [(.notification, subject)], at: now, after: statement, returning: Self.unreadAfter, as: Int.self)
+            return (seqs[0], [event(unreadCount: unread)])
+        }
     }
 
-    /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox within
-    /// its bound (deleting its oldest, which its counts say when), writes the change-log entry (subject
-    /// `n-<new>` or `n-<new> n-<replaced>`) and updates the counts: the notification and the bound in one
-    /// statement, the entry and the counts in another.
-    ///
-    /// The producers run after their transaction's first change-log entry, so one account's notifications are
-    /// stored, and its counts changed, one transaction at a time (every writer of the counts holds the log's
-    /// head lock, above): the counts read with the notification are exact, and the unread count announced is
-    /// that one changed by what this call does. The counts stay exact without that order too: they change by the
-    /// rows each statement really deleted (a replaced notice that another server marked read meanwhile is not
-    /// deleted: the outer `readAt IS NULL` is checked again on the locked row), only the bound could be passed
-    /// by one until the next notification.
+    /// Stores a notification, writes its change-log entry and updates its inbox's counts (see ``stage``): the
+    /// entry and the counts in one statement.
     private static func insert(
         _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
         orderId: String?, at now: Date
     ) async throws -> (seq: Int64, events: [ShopEvent]) {
+        try await stage(session, owner: owner, kind: kind, title: title, body: body, productId: productId, orderId: orderId, at: now)
+            .log(session, at: now)
+    }
+
+    /// Stores a notification (replacing an unread one of the same kind and product) and keeps the inbox within
+    /// its bound (deleting its oldest, which its counts say when): the notification and the bound in one
+    /// statement.
+    ///
+    /// The product notices' producer runs after its transaction's first change-log entry, so one account's
+    /// notifications of that kind are stored one transaction at a time and the count read for the bound is
+    /// exact; a checkout stages its notice before its entries (so that it holds the log's lock for one round
+    /// trip less), and its account's cart lock keeps its checkouts apart, but a product notice stored at the
+    /// same moment could pass the bound by one until the next notification. The counts stay exact either way:
+    /// they change by the rows each statement really deleted (a replaced notice that another server marked
+    /// read meanwhile is not deleted: the outer `readAt IS NULL` is checked again on the locked row).
+    private static func stage(
+        _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
+        orderId: String?, at now: Date
+    ) async throws -> Staged {
         let key = owner.storageKey
         var replaced: Int64?
         if let productId, kind != .orderPlaced {
@@ -146,27 +195,15 @@ enum PostgresInboxRows {
                     SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
                     LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount)))
                 RETURNING readAt IS NULL AS unread)
-            SELECT (SELECT seq FROM added), (SELECT COUNT(*) FROM pruned), (SELECT COUNT(*) FROM pruned WHERE unread),
-                   COALESCE((SELECT unread FROM inbox WHERE owner = \(key)), 0)
+            SELECT (SELECT seq FROM added), (SELECT COUNT(*) FROM pruned), (SELECT COUNT(*) FROM pruned WHERE unread)
             """)
         else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
-        let (seq, prunedCount, prunedUnread, unreadBefore) = try row.decode((Int64, Int, Int, Int).self)
+        let (seq, prunedCount, prunedUnread) = try row.decode((Int64, Int, Int).self)
         let notification = InboxNotification(
             id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
             createdAt: StoredDate.date(milliseconds), isRead: false)
-        let replacedId = replaced.map(InboxNotification.id(seq:))
-        let subject = [notification.id, replacedId].compactMap { $0 }.joined(separator: " ")
-        let storedChange = 1 - replacedCount - prunedCount
-        let unreadChange = 1 - replacedCount - prunedUnread
-        // Without a row the inbox held nothing, and now holds this one. (PostgreSQL checks the row proposed
-        // for insertion even when it then updates instead: it must be valid on its own, the changes apart.)
-        var statement = PostgresStatement()
-        let (inboxOwner, stored, unread) = (try statement.bind(key), try statement.bind(Int64(storedChange)), try statement.bind(Int64(unreadChange)))
-        statement.with("""
-            inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(inboxOwner), 1, 1)
-                             ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(stored), unread = i.unread + \(unread))
-            """)
-        let logSeq = try await PostgresChangeLog.append(session, [(.notification, subject)], at: now, after: statement)[0]
-        return (logSeq, [.notificationArrived(notification, replacing: replacedId, unreadCount: unreadBefore + unreadChange, shopper: owner)])
+        return Staged(
+            notification: notification, owner: owner, replacedId: replaced.map(InboxNotification.id(seq:)),
+            storedChange: 1 - replacedCount - prunedCount, unreadChange: 1 - replacedCount - prunedUnread)
     }
 }

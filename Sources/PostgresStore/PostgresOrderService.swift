@@ -38,10 +38,8 @@ struct PostgresOrderService: OrderService {
             }
             // The cart's lock: no change of this cart, from any server, between reading it and emptying it. Read
             // with it, whether the account wants to hear of its orders (no lock needed for that).
-            let (revision, enabled) = try await session.first("""
-                SELECT COALESCE((SELECT revision FROM cart_revision WHERE owner = \(owner) FOR UPDATE), 0),
-                       COALESCE((SELECT notificationsEnabled FROM account WHERE id = \(accountId)), false)
-                """)?.decode((Int64, Bool).self) ?? (Int64(0), false)
+            let (revision, enabled) = try await session.first(CartLock(owner: owner, accountId: accountId))?
+                .decode((Int64, Bool).self) ?? (Int64(0), false)
             if let expectedRevision, revision != expectedRevision { throw ShopError.cartChanged(revision: revision) }
             let (cart, locked, seq) = try await Self.lockedCart(session, owner: owner, revision: revision)
             guard !cart.lines.isEmpty, let seq else { throw ShopError.emptyCart }
@@ -55,6 +53,9 @@ struct PostgresOrderService: OrderService {
                 id: Identifiers.order(Int(seq)), createdAt: createdAt,
                 lines: cart.lines.map { OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity) },
                 subtotal: priced.subtotal, tax: priced.tax, total: priced.total)
+            // The account's notice first: its entry and counts then go with the checkout's, so that the log's lock,
+            // which every write of the database waits for, is held for one statement and the commit.
+            let notice = enabled ? try await PostgresInboxRows.orderPlaced(session, order: order, owner: shopper, at: now) : nil
             var statement = PostgresStatement()
             try Self.store(order, seq: seq, owner: owner, in: &statement)
             // The stock of each product bought changed: its history shows it (one point per product), from the
@@ -69,14 +70,21 @@ struct PostgresOrderService: OrderService {
             statement.with("emptied AS (DELETE FROM cart_line WHERE owner = \(ownerValue))")
             statement.with("bumped AS (UPDATE cart_revision SET revision = revision + 1 WHERE owner = \(ownerValue))")
             try PostgresIdempotency.record(key, outcome: ["orderId": order.id], at: now, in: &statement)
-            let seqs = try await PostgresChangeLog.append(session, [(.cart, owner), (.order, order.id)], at: now, after: statement)
+            var logged: [(kind: ChangeLog.Kind, subject: String)] = [(.cart, owner), (.order, order.id)]
+            if let notice {
+                try notice.countChange(in: &statement)
+                logged.append((.notification, notice.subject))
+            }
+            let (seqs, unread) = try await PostgresChangeLog.append(
+                session, logged, at: now, after: statement, returning: notice == nil ? "NULL::bigint" : PostgresInboxRows.Staged.unreadAfter,
+                as: Int?.self)
             // The emptied cart is known without reading it back: its revision row was locked above.
             let emptied = Cart(lines: [], tax: .zero, revision: revision + 1)
             var entries: PostgresInboxRows.Entries = [
                 (seqs[0], [.cartChanged(emptied, shopper: shopper)]),
                 (seqs[1], [.orderPlaced(order, shopper: shopper)]),
             ]
-            entries += try await PostgresInboxRows.orderPlaced(session, order: order, owner: shopper, enabled: enabled, at: now)
+            if let notice { entries.append((seqs[2], [notice.event(unreadCount: unread ?? 0)])) }
             return (order, entries)
         }
         // Entries for the emptied cart, the order and its notification; all published, in log order.
@@ -91,13 +99,7 @@ struct PostgresOrderService: OrderService {
     private static func lockedCart(
         _ session: PostgresSession, owner: String, revision: Int64
     ) async throws -> (cart: PricedCart, products: [Product], orderSeq: Int64?) {
-        let rows = try await session.rows("""
-            SELECT \(unescaped: PostgresRows.productColumns), c.quantity, k.taxRate, c.seq,
-                   (SELECT nextval(pg_get_serial_sequence('customer_order', 'seq')))
-            FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
-            WHERE c.owner = \(owner)
-            ORDER BY p.id FOR NO KEY UPDATE OF p
-            """)
+        let rows = try await session.rows(LockedCart(owner: owner))
         var products: [Product] = []
         var lines: [(seq: Int64, line: CartLine, taxRate: Int)] = []
         var orderSeq: Int64?
@@ -112,6 +114,32 @@ struct PostgresOrderService: OrderService {
         }
         lines.sort { $0.seq < $1.seq }
         return (PricedCart(lines: lines.map(\.line), taxRates: lines.map(\.taxRate), revision: revision), products, orderSeq)
+    }
+
+    /// The cart's lock, and whether the account wants notifications: a checkout's first read, prepared.
+    private struct CartLock: PostgresPreparedQuery {
+        static let name = "storefront_checkout_cart_lock"
+        static let sql = """
+            SELECT COALESCE((SELECT revision FROM cart_revision WHERE owner = $1 FOR UPDATE), 0),
+                   COALESCE((SELECT notificationsEnabled FROM account WHERE id = $2), false)
+            """
+        let owner: String
+        let accountId: Int64
+        func makeBindings() throws -> PostgresBindings { try .values(owner, accountId) }
+    }
+
+    /// The read of ``lockedCart(_:owner:revision:)``, prepared.
+    private struct LockedCart: PostgresPreparedQuery {
+        static let name = "storefront_checkout_locked_cart"
+        static let sql = """
+            SELECT \(PostgresRows.productColumns), c.quantity, k.taxRate, c.seq,
+                   (SELECT nextval(pg_get_serial_sequence('customer_order', 'seq')))
+            FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
+            WHERE c.owner = $1
+            ORDER BY p.id FOR NO KEY UPDATE OF p
+            """
+        let owner: String
+        func makeBindings() throws -> PostgresBindings { try .values(owner) }
     }
 
     /// Adds `order` and its lines, and the stock they take, to `statement` (`WITH` queries `placed`, `lines`

@@ -6,8 +6,12 @@ import PostgresNIO
 /// every run: for the statements on every write's path and the change feed's reads, planning was most of
 /// what they cost the server.
 ///
+/// Each names itself (``name``): unique, and at most 63 bytes, PostgreSQL's limit for a name (longer ones are cut,
+/// and two cut alike collide: postgres-nio's default, the type's full name, is longer for a nested private type).
+///
 /// ```swift
 /// struct CartRevision: PostgresPreparedQuery {
+///     static let name = "storefront_cart_revision"
 ///     static let sql = "SELECT revision FROM cart_revision WHERE owner = $1"
 ///     let owner: String
 ///     func makeBindings() throws -> PostgresBindings { try .values(owner) }

@@ -56,6 +56,7 @@ enum PostgresRows {
 
     /// The read of ``cart(_:of:)``, prepared: a follower's read of a cart it shows.
     private struct CartRead: PostgresPreparedQuery {
+        static let name = "storefront_cart"
         static let sql = """
             SELECT r.revision, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
             FROM (SELECT $1::text AS owner) o
@@ -76,6 +77,7 @@ enum PostgresRows {
 
     /// The bump of ``bumpCartRevision(_:of:)``, prepared: on every cart change's path.
     private struct BumpCartRevision: PostgresPreparedQuery {
+        static let name = "storefront_bump_cart_revision"
         static let sql = """
             INSERT INTO cart_revision (owner, revision) VALUES ($1, 1)
             ON CONFLICT (owner) DO UPDATE SET revision = cart_revision.revision + 1
@@ -94,6 +96,7 @@ enum PostgresRows {
 
     /// The read of ``order(_:id:)``, prepared: every follower reads every order (its stock).
     private struct OrderRead: PostgresPreparedQuery {
+        static let name = "storefront_order"
         static let sql = """
             SELECT \(PostgresRows.orderColumns) FROM customer_order o LEFT JOIN order_line l ON l.orderId = o.id
             WHERE o.id = $1 ORDER BY l.position

@@ -15,13 +15,16 @@ struct PostgresNotificationTests {
         try await server.accounts.register(email: email, password: "secret123").account.shopper
     }
 
-    /// Stores `count` order notifications for `owner`, as checkouts do; returns their ids, oldest first.
+    /// Stores `count` order notifications for `owner`, as checkouts do (each notice, then its entry and counts);
+    /// returns their ids, oldest first.
     @discardableResult
     func notify(_ owner: Shopper, count: Int, on server: PostgresTestServer) async throws -> [String] {
         let order = Order(id: "o-000001", createdAt: now.now, lines: [], subtotal: .zero, tax: .zero, total: .zero)
         let entries = try await server.database.write { [now] session in
             var entries: PostgresInboxRows.Entries = []
-            for _ in 0..<count { entries += try await PostgresInboxRows.orderPlaced(session, order: order, owner: owner, at: now.now) }
+            for _ in 0..<count {
+                entries.append(try await PostgresInboxRows.orderPlaced(session, order: order, owner: owner, at: now.now).log(session, at: now.now))
+            }
             return entries
         }
         await server.feed.committed(entries)
