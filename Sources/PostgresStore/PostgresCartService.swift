@@ -25,15 +25,15 @@ struct PostgresCartService: CartService {
 
     func add(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 1 else { throw ShopError.invalidQuantity(quantity, minimum: 1) }
-        return try await change(shopper, touching: productId) { touched, statement in
+        return try await change(shopper, touching: productId, keepingProduct: true) { touched, statement in
             guard let product = touched.product else { throw ShopError.productNotFound(productId) }
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = (touched.quantity ?? 0).addingReportingOverflow(quantity)
             try CartRules.checkAvailability(of: product.limits, quantity: total.overflow ? .max : total.partialValue)
             let values = [try statement.bind(shopper.storageKey), try statement.bind(productId), try statement.bind(Int64(quantity))]
-            statement.with("""
-                line AS (INSERT INTO cart_line (owner, productId, quantity) VALUES (\(values.joined(separator: ", ")))
-                         ON CONFLICT (owner, productId) DO UPDATE SET quantity = cart_line.quantity + excluded.quantity)
+            statement.change("line", """
+                INSERT INTO cart_line (owner, productId, quantity) VALUES (\(values.joined(separator: ", ")))
+                ON CONFLICT (owner, productId) DO UPDATE SET quantity = cart_line.quantity + excluded.quantity
                 """)
             return product.line(quantity: total.partialValue)
         }
@@ -41,28 +41,28 @@ struct PostgresCartService: CartService {
 
     func setQuantity(productId: String, quantity: Int, for shopper: Shopper) async throws -> Cart {
         guard quantity >= 0 else { throw ShopError.invalidQuantity(quantity, minimum: 0) }
-        return try await change(shopper, touching: productId) { touched, statement in
+        return try await change(shopper, touching: productId, keepingProduct: quantity > 0) { touched, statement in
             // A line exists only while its product does (the foreign key cascades).
             guard touched.quantity != nil, let product = touched.product else { throw ShopError.notInCart(productId) }
             let owner = try statement.bind(shopper.storageKey)
             let id = try statement.bind(productId)
             if quantity == 0 {
-                statement.with("line AS (DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(id))")
+                statement.change("line", "DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(id)")
                 return nil
             }
             try CartRules.checkAvailability(of: product.limits, quantity: quantity)
             let units = try statement.bind(Int64(quantity))
-            statement.with("line AS (UPDATE cart_line SET quantity = \(units) WHERE owner = \(owner) AND productId = \(id))")
+            statement.change("line", "UPDATE cart_line SET quantity = \(units) WHERE owner = \(owner) AND productId = \(id)")
             return product.line(quantity: quantity)
         }
     }
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
-        try await change(shopper, touching: productId) { touched, statement in
+        try await change(shopper, touching: productId, keepingProduct: false) { touched, statement in
             guard touched.quantity != nil else { throw ShopError.notInCart(productId) }
             let owner = try statement.bind(shopper.storageKey)
             let id = try statement.bind(productId)
-            statement.with("line AS (DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(id))")
+            statement.change("line", "DELETE FROM cart_line WHERE owner = \(owner) AND productId = \(id)")
             return nil
         }
     }
@@ -70,18 +70,19 @@ struct PostgresCartService: CartService {
     func clear(for shopper: Shopper) async throws -> Cart {
         try await change(shopper, touching: nil) { _, statement in
             let owner = try statement.bind(shopper.storageKey)
-            statement.with("line AS (DELETE FROM cart_line WHERE owner = \(owner))")
+            statement.change("line", "DELETE FROM cart_line WHERE owner = \(owner)")
             return nil
         }
     }
 
     /// Runs a change atomically: takes the cart's lock (by bumping its revision), reads the cart and the line of
-    /// `touched` (nil: the change empties the cart, reading nothing), lets `body` check it and add its statement,
+    /// `touched` (nil: the change empties the cart, reading nothing; its product kept from deletion when
+    /// `keepingProduct`, see ``read``), lets `body` check it and add its statement,
     /// then stores that with the idempotency key and the change-log entry, and publishes the new cart after the
     /// commit. `body` returns the touched line as it is after the change, as the cart shows it (nil: not shown). A
     /// retry of a keyed change already stored applies nothing and returns the cart as it is.
     private func change(
-        _ shopper: Shopper, touching touched: String?,
+        _ shopper: Shopper, touching touched: String?, keepingProduct: Bool = false,
         _ body: @escaping @Sendable (TouchedLine, inout PostgresStatement) throws -> (line: CartLine, taxRate: Int)?
     ) async throws -> Cart {
         let key = IdempotencyKey.current
@@ -95,7 +96,7 @@ struct PostgresCartService: CartService {
             var statement = PostgresStatement()
             let cart: Cart
             if let touched {
-                let (before, line) = try await Self.read(session, owner: owner, touching: touched, revision: revision)
+                let (before, line) = try await Self.read(session, owner: owner, touching: touched, keepingProduct: keepingProduct, revision: revision)
                 let after = try body(line, &statement)
                 cart = before.replacingLine(of: touched, with: after, revision: revision).cart
             } else {
@@ -111,14 +112,16 @@ struct PostgresCartService: CartService {
     }
 
     /// The cart as the transaction sees it (after its lock), and the line of `productId` with its product, kept
-    /// from deletion until the transaction ends (`FOR KEY SHARE`: price and stock changes still go through): a
-    /// line written for it cannot then fail on its foreign key because another server deleted the product
-    /// meanwhile (the change reports it missing instead). One statement: the touched product's row first, then
-    /// the cart's lines in the order they were added.
+    /// from deletion until the transaction ends when `keepingProduct` (`FOR KEY SHARE`: price and stock changes
+    /// still go through): a line written for it cannot then fail on its foreign key because another server deleted
+    /// the product meanwhile (the change reports it missing instead). One statement: the touched product's row
+    /// first, then the cart's lines in the order they were added.
     private static func read(
-        _ session: PostgresSession, owner: String, touching productId: String, revision: Int64
+        _ session: PostgresSession, owner: String, touching productId: String, keepingProduct: Bool, revision: Int64
     ) async throws -> (PricedCart, TouchedLine) {
-        let rows = try await session.rows(TouchingRead(owner: owner, productId: productId))
+        let rows = keepingProduct
+            ? try await session.rows(TouchingRead(owner: owner, productId: productId))
+            : try await session.rows(TouchingReadUnlocked(owner: owner, productId: productId))
         var cart = PricedCart(lines: [], taxRates: [], revision: revision)
         var touched = TouchedLine(product: nil, quantity: nil)
         for row in rows {
@@ -139,25 +142,42 @@ struct PostgresCartService: CartService {
     }
 }
 
-/// The read of a change (see `PostgresCartService.read`), prepared: on every cart change's path.
+/// The read of a change (see `PostgresCartService.read`), prepared: on every cart change's path. The touched
+/// product is kept from deletion (`FOR KEY SHARE`) when the change writes a line for it.
 private struct TouchingRead: PostgresPreparedQuery {
     static let name = "storefront_cart_change_read"
-    static let sql = """
-        WITH touched AS (
-            SELECT p.name, p.categoryId, p.price, k.taxRate, p.stock, p.maxPerOrder,
-                   (SELECT quantity FROM cart_line WHERE owner = $1 AND productId = p.id) AS quantity
-            FROM product p LEFT JOIN category k ON k.id = p.categoryId
-            WHERE p.id = $2 FOR KEY SHARE OF p)
-        SELECT true, $2, name, categoryId, price, quantity, taxRate, stock, maxPerOrder, 0::bigint FROM touched
-        UNION ALL
-        SELECT false, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate, 0, 0, c.seq
-        FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
-        WHERE c.owner = $1
-        ORDER BY 1 DESC, 10
-        """
+    static let sql = touchingReadSQL(lockingProduct: true)
     let owner: String
     let productId: String
     func makeBindings() throws -> PostgresBindings { try .values(owner, productId) }
+}
+
+/// ``TouchingRead`` for a change that only deletes the line (a removal, a quantity of 0): nothing to keep, and a
+/// lock it would wait for while holding the cart's (a deletion of the product locks it, then the carts).
+private struct TouchingReadUnlocked: PostgresPreparedQuery {
+    static let name = "storefront_cart_change_read_unlocked"
+    static let sql = touchingReadSQL(lockingProduct: false)
+    let owner: String
+    let productId: String
+    func makeBindings() throws -> PostgresBindings { try .values(owner, productId) }
+}
+
+/// The text of ``TouchingRead`` and ``TouchingReadUnlocked``: the touched product's row and line first, then the
+/// cart's lines in the order they were added.
+private func touchingReadSQL(lockingProduct: Bool) -> String {
+    """
+    WITH touched AS (
+        SELECT p.name, p.categoryId, p.price, k.taxRate, p.stock, p.maxPerOrder,
+               (SELECT quantity FROM cart_line WHERE owner = $1 AND productId = p.id) AS quantity
+        FROM product p LEFT JOIN category k ON k.id = p.categoryId
+        WHERE p.id = $2\(lockingProduct ? " FOR KEY SHARE OF p" : ""))
+    SELECT true, $2, name, categoryId, price, quantity, taxRate, stock, maxPerOrder, 0::bigint FROM touched
+    UNION ALL
+    SELECT false, c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate, 0, 0, c.seq
+    FROM cart_line c JOIN product p ON p.id = c.productId JOIN category k ON k.id = p.categoryId
+    WHERE c.owner = $1
+    ORDER BY 1 DESC, 10
+    """
 }
 
 /// What a cart change reads of the line it touches: its product (nil when there is none) and its units (nil

@@ -34,7 +34,8 @@ enum PostgresChangeLog {
     /// trip. Returns the entries' numbers in order; now and then prunes.
     ///
     /// The head's row is updated once for all of them, so its lock is taken once and held from here to the
-    /// commit, as for one entry.
+    /// commit, as for one entry; and only once `statement`'s changes are done (``PostgresStatement/changesDone``),
+    /// so that no wait of theirs for another transaction's row lock holds up every writer of the database.
     static func append(
         _ session: PostgresSession, _ entries: [(kind: ChangeLog.Kind, subject: String)], at now: Date,
         after statement: PostgresStatement = PostgresStatement()
@@ -56,7 +57,8 @@ enum PostgresChangeLog {
         let kinds = try statement.bind(entries.map(\.kind.rawValue))
         let subjects = try statement.bind(entries.map(\.subject))
         let channel = try statement.bind(Self.channel)
-        statement.with("next_seq AS (UPDATE change_log_head SET seq = seq + \(count) RETURNING seq)")
+        // The statement's changes first (their row locks waited for), then the head's lock, held to the commit.
+        statement.with("next_seq AS (UPDATE change_log_head SET seq = seq + \(count) WHERE id = 1 AND \(statement.changesDone) RETURNING seq)")
         statement.with("""
             entry AS (INSERT INTO change_log (seq, at, kind, subject)
                       SELECT next_seq.seq - \(count) + e.position, \(at), e.kind, e.subject

@@ -29,14 +29,14 @@ enum PostgresIdempotency {
     }
 
     /// Adds the record of `key` (nothing without a key) to `statement`, to be stored with the change it keys
-    /// in the same round trip (as a `WITH` query named `keyed`).
+    /// in the same round trip (a change named `keyed`).
     static func record(_ key: IdempotencyKey?, outcome: IdempotentOutcome = [:], at now: Date, in statement: inout PostgresStatement) throws {
         guard let key else { return }
         let values = [
             try statement.bind(key.key), try statement.bind(key.fingerprint), try statement.bind(IdempotencyRecord.encode(outcome)),
             try statement.bind(StoredDate.milliseconds(now)),
         ]
-        statement.with("keyed AS (INSERT INTO idempotency_key (key, fingerprint, outcome, at) VALUES (\(values.joined(separator: ", "))))")
+        statement.change("keyed", "INSERT INTO idempotency_key (key, fingerprint, outcome, at) VALUES (\(values.joined(separator: ", ")))")
     }
 }
 

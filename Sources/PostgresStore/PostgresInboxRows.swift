@@ -18,12 +18,45 @@ enum PostgresInboxRows {
     /// The columns ``notification(_:)`` decodes, in order.
     static let columns = "seq, kind, title, body, productId, orderId, createdAt, readAt"
 
-    /// Stores the notice of the order `owner` just placed (in the checkout's transaction, before its log entries:
-    /// the checkout writes this notice's entry and counts with its own, see ``Staged``).
-    static func orderPlaced(_ session: PostgresSession, order: Order, owner: Shopper, at now: Date) async throws -> Staged {
+    /// Adds the notice of the order `owner` just placed to `statement`, the checkout's, numbered `seq` (taken
+    /// with the checkout's read): the notice, the inbox's bound and its counts, as `WITH` queries that run once
+    /// the statement holds the change log's head lock, as every producer's writes do (so the prunes of one inbox
+    /// take turns, and the counts change in log order). Returns the notice: the checkout appends its entry (subject
+    /// its id) with its own, and the statement returns the unread count after it (``Staged/unreadAfter``).
+    ///
+    /// The bound is read in the statement's snapshot, taken before it waited for the head's lock: a notice of
+    /// the same inbox committed meanwhile is not counted, and the inbox may then pass its bound by one until its
+    /// next notice. The counts stay exact: they change by the rows the prune really deleted.
+    static func orderPlaced(
+        order: Order, owner: Shopper, seq: Int64, at now: Date, in statement: inout PostgresStatement
+    ) throws -> InboxNotification {
         let notice = InboxNotices.orderPlaced(order)
-        return try await stage(session, owner: owner, kind: .orderPlaced, title: notice.title, body: notice.body,
-                               productId: nil, orderId: order.id, at: now)
+        let milliseconds = StoredDate.milliseconds(now)
+        let key = try statement.bind(owner.storageKey)
+        let values = [
+            try statement.bind(seq), key, try statement.bind(InboxNotification.Kind.orderPlaced.rawValue), try statement.bind(notice.title),
+            try statement.bind(notice.body), try statement.bind(order.id), try statement.bind(milliseconds),
+        ]
+        let bound = try statement.bind(Int64(InboxRows.maximumPerAccount))
+        statement.with("""
+            noticed AS (INSERT INTO notification (seq, owner, kind, title, body, orderId, createdAt) VALUES (\(values.joined(separator: ", "))))
+            """)
+        statement.with("""
+            pruned AS (DELETE FROM notification WHERE seq IN (
+                           SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
+                           LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + 1 - \(bound)))
+                       RETURNING readAt IS NULL AS unread)
+            """)
+        // Without a row the inbox held nothing, and now holds this one (see `Staged.countChange`).
+        statement.with("""
+            inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(key), 1, 1)
+                             ON CONFLICT (owner) DO UPDATE SET stored = i.stored + 1 - (SELECT COUNT(*) FROM pruned),
+                                                               unread = i.unread + 1 - (SELECT COUNT(*) FROM pruned WHERE unread)
+                             RETURNING unread)
+            """)
+        return InboxNotification(
+            id: InboxNotification.id(seq: seq), kind: .orderPlaced, title: notice.title, body: notice.body, productId: nil, orderId: order.id,
+            createdAt: StoredDate.date(milliseconds), isRead: false)
     }
 
     /// Notifies every account that favourited the product (and enabled notifications) that it came back in
@@ -99,8 +132,8 @@ enum PostgresInboxRows {
             """, as: Int.self) ?? 0
     }
 
-    /// A notification stored, whose change-log entry and change of its inbox's counts are still to be written:
-    /// by the producer itself (``insert``), or with the checkout's own entries in one statement.
+    /// A notification stored, whose change-log entry and change of its inbox's counts are still to be written
+    /// (``log(_:at:)``).
     struct Staged {
         let notification: InboxNotification
         let owner: Shopper
@@ -159,13 +192,11 @@ enum PostgresInboxRows {
     /// its bound (deleting its oldest, which its counts say when): the notification and the bound in one
     /// statement.
     ///
-    /// The product notices' producer runs after its transaction's first change-log entry, so one account's
-    /// notifications of that kind are stored one transaction at a time and the count read for the bound is
-    /// exact; a checkout stages its notice before its entries (so that it holds the log's lock for one round
-    /// trip less), and its account's cart lock keeps its checkouts apart, but a product notice stored at the
-    /// same moment could pass the bound by one until the next notification. The counts stay exact either way:
-    /// they change by the rows each statement really deleted (a replaced notice that another server marked
-    /// read meanwhile is not deleted: the outer `readAt IS NULL` is checked again on the locked row).
+    /// The producer runs after its transaction's first change-log entry, so one account's notifications are
+    /// stored one transaction at a time and the count read for the bound is exact (but for a checkout's notice
+    /// committed meanwhile: see ``orderPlaced(order:owner:seq:at:in:)``). The counts stay exact: they change by
+    /// the rows each statement really deleted (a replaced notice that another server marked read meanwhile is
+    /// not deleted: the outer `readAt IS NULL` is checked again on the locked row).
     private static func stage(
         _ session: PostgresSession, owner: Shopper, kind: InboxNotification.Kind, title: String, body: String, productId: String?,
         orderId: String?, at now: Date

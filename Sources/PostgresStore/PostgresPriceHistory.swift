@@ -20,7 +20,7 @@ enum PostgresPriceHistory {
     }
 
     /// Adds to `statement` the record of each product's price and stock now (one point each; the products must
-    /// differ), and the drop of its points beyond the bound: `WITH` queries named `point`, `counted` and
+    /// differ), and the drop of its points beyond the bound: changes named `point`, `counted` and
     /// `trimmed`, so that a checkout stores them in the round trip of its other changes.
     ///
     /// `counted` raises each count by the new point, but not past the bound; `trimmed` deletes as many of the
@@ -32,20 +32,20 @@ enum PostgresPriceHistory {
         let stocks = try statement.bind(products.map { Int64($0.stock) })
         let at = try statement.bind(StoredDate.milliseconds(now))
         let bound = try statement.bind(Int64(PriceHistoryRows.maximumPointsPerProduct))
-        statement.with("""
-            point AS (INSERT INTO price_point (productId, price, stock, at)
-                      SELECT t.id, t.price, t.stock, \(at) FROM unnest(\(ids)::text[], \(prices)::bigint[], \(stocks)::bigint[]) AS t(id, price, stock))
+        statement.change("point", """
+            INSERT INTO price_point (productId, price, stock, at)
+            SELECT t.id, t.price, t.stock, \(at) FROM unnest(\(ids)::text[], \(prices)::bigint[], \(stocks)::bigint[]) AS t(id, price, stock)
             """)
-        statement.with("""
-            counted AS (INSERT INTO price_history AS h (productId, points) SELECT id, 1 FROM unnest(\(ids)::text[]) AS id
-                        ON CONFLICT (productId) DO UPDATE SET points = LEAST(h.points + 1, \(bound)))
+        statement.change("counted", """
+            INSERT INTO price_history AS h (productId, points) SELECT id, 1 FROM unnest(\(ids)::text[]) AS id
+            ON CONFLICT (productId) DO UPDATE SET points = LEAST(h.points + 1, \(bound))
             """)
         // The oldest beyond the bound, found from the old end: a walk of as many points as go (usually one).
-        statement.with("""
-            trimmed AS (DELETE FROM price_point WHERE seq IN (
+        statement.change("trimmed", """
+            DELETE FROM price_point WHERE seq IN (
                 SELECT old.seq FROM price_history h CROSS JOIN LATERAL (
                     SELECT seq FROM price_point WHERE productId = h.productId ORDER BY seq LIMIT GREATEST(0, h.points + 1 - \(bound))) old
-                WHERE h.productId = ANY(\(ids)::text[])))
+                WHERE h.productId = ANY(\(ids)::text[]))
             """)
     }
 

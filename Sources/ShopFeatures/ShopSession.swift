@@ -44,6 +44,9 @@ public final class ShopSession {
     @ObservationIgnored private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// The session a sign-in under way is switching to, and whether it was signed out meanwhile.
     @ObservationIgnored private var pendingSessionId: String?
+    /// The account a sign-in under way is switching to, as the feed last showed it (a profile saved elsewhere
+    /// while the guest's data moves is kept).
+    @ObservationIgnored private var pendingAccount: Account?
     @ObservationIgnored private var endedWhileSigningIn = false
 
     private static let endedElsewhere = "You were signed out in another window."
@@ -91,7 +94,15 @@ public final class ShopSession {
         let guest = shopper
         pendingSessionId = signedIn.sessionId
         endedWhileSigningIn = false
-        defer { pendingSessionId = nil }
+        // The account is shown from here (the feed reads its changes), so that a profile saved elsewhere while
+        // the guest's data moves is not skipped; the switch below counts it for the session.
+        pendingAccount = signedIn.account
+        events.shownShoppers?.show(signedIn.account.shopper)
+        defer {
+            pendingSessionId = nil
+            pendingAccount = nil
+            events.shownShoppers?.hide(signedIn.account.shopper)
+        }
         do {
             guard case .guest(let guestId) = guest else { throw ShopError.alreadySignedIn }
             let adoption = try await accounts.adoptGuest(guestId, into: signedIn.account.id)
@@ -100,7 +111,7 @@ public final class ShopSession {
             if signedIn.isNew { await revoke(signedIn.sessionId) }
             throw error
         }
-        account = signedIn.account
+        account = pendingAccount ?? signedIn.account
         sessionId = signedIn.sessionId
         endedReason = nil
         scheduleExpiry(at: signedIn.expiresAt)
@@ -219,6 +230,8 @@ public final class ShopSession {
         switch event {
         case .accountChanged(let changed) where changed.id == account?.id:
             account = changed
+        case .accountChanged(let changed) where changed.id == pendingAccount?.id:
+            pendingAccount = changed
         case .sessionEnded(let ended) where ended == sessionId:
             becomeGuest(reason: Self.endedElsewhere)
         case .sessionEnded(let ended) where ended == pendingSessionId:

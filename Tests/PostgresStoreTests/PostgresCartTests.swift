@@ -82,6 +82,9 @@ struct PostgresCartTests {
             } else if case .success(let answered) = postgres {
                 #expect(answered == read, "step \(step): \(call)")
             }
+            // What every open cart shows is the cart as stored, its revision too (a checkout's emptied cart included).
+            let shown = twins.postgres.published.events.last { if case .cartChanged = $0 { true } else { false } }
+            if case .cartChanged(let cart, _) = shown { #expect(cart == read, "step \(step): \(call)") }
         }
         // Both kinds of answer were seen.
         #expect(refused > 10 && refused < 150)
@@ -125,23 +128,25 @@ struct PostgresCartTests {
     }
 
     /// A checkout appends its entries (the cart's, the order's) in one statement: the log is pruned when any
-    /// of them is numbered at a multiple of `ChangeLog.pruneEvery`, not only the last.
-    @Test func entriesAppendedTogetherPruneWhenAnyOfThemIsDue() async throws {
+    /// of them is numbered at a multiple of `ChangeLog.pruneEvery`, the first or the last.
+    @Test(arguments: [0, 1]) func entriesAppendedTogetherPruneWhenAnyOfThemIsDue(multipleAt index: Int) async throws {
         let server = CatalogServer(try await TestPostgres.freshDatabase())
         let shopper = Shopper.account(1)
         _ = try await server.cart.add(productId: "p-0001", quantity: 1, for: shopper)
-        // An entry past its retention, and the head just before a multiple: the checkout's entries are that
-        // multiple and the next.
+        // An entry past its retention, and the head placed so that the checkout's two entries have the multiple
+        // at `index`.
+        let multiple = ChangeLog.pruneEvery * 3
         _ = try await server.database.write { session in
             try await session.execute("UPDATE change_log SET at = 0 WHERE seq = (SELECT MIN(seq) FROM change_log)")
-            try await session.execute("UPDATE change_log_head SET seq = \(ChangeLog.pruneEvery * 3 - 1)")
+            try await session.execute("UPDATE change_log_head SET seq = \(multiple - 1 - Int64(index))")
         }
         let stale = try await server.database.read { try await PostgresChangeLog.firstSeq($0) }
         _ = try await server.orders.placeOrder(expectedRevision: nil, for: shopper)
         let logged = try await server.database.read { session in
-            try await session.rows("SELECT seq FROM change_log WHERE seq >= \(ChangeLog.pruneEvery * 3) ORDER BY seq").map { try $0.decode(Int64.self) }
+            try await session.rows("SELECT kind, seq FROM change_log WHERE seq >= \(multiple - 1) ORDER BY seq").map { try $0.decode((String, Int64).self) }
         }
-        #expect(Array(logged.prefix(2)) == [ChangeLog.pruneEvery * 3, ChangeLog.pruneEvery * 3 + 1])
+        #expect(logged.map(\.1) == [multiple - Int64(index), multiple - Int64(index) + 1])
+        #expect(logged.map(\.0) == ["cart", "order"])
         #expect(try await server.database.read { try await PostgresChangeLog.firstSeq($0) } != stale)
     }
 }

@@ -15,15 +15,20 @@ struct PostgresNotificationTests {
         try await server.accounts.register(email: email, password: "secret123").account.shopper
     }
 
-    /// Stores `count` order notifications for `owner`, as checkouts do (each notice, then its entry and counts);
-    /// returns their ids, oldest first.
+    /// Stores `count` order notifications for `owner`, as checkouts do (each with its entry and counts in one
+    /// statement, its number taken before); returns their ids, oldest first.
     @discardableResult
     func notify(_ owner: Shopper, count: Int, on server: PostgresTestServer) async throws -> [String] {
         let order = Order(id: "o-000001", createdAt: now.now, lines: [], subtotal: .zero, tax: .zero, total: .zero)
         let entries = try await server.database.write { [now] session in
             var entries: PostgresInboxRows.Entries = []
             for _ in 0..<count {
-                entries.append(try await PostgresInboxRows.orderPlaced(session, order: order, owner: owner, at: now.now).log(session, at: now.now))
+                let seq = try #require(try await session.value("SELECT nextval(pg_get_serial_sequence('notification', 'seq'))", as: Int64.self))
+                var statement = PostgresStatement()
+                let notice = try PostgresInboxRows.orderPlaced(order: order, owner: owner, seq: seq, at: now.now, in: &statement)
+                let (seqs, unread) = try await PostgresChangeLog.append(
+                    session, [(.notification, notice.id)], at: now.now, after: statement, returning: PostgresInboxRows.Staged.unreadAfter, as: Int.self)
+                entries.append((seqs[0], [.notificationArrived(notice, replacing: nil, unreadCount: unread, shopper: owner)]))
             }
             return entries
         }

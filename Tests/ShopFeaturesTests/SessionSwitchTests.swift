@@ -154,6 +154,26 @@ import Testing
         #expect(!shown.contains(Fixture.shopper))
     }
 
+    /// A profile saved elsewhere while a sign-in moves the guest's data is the one the session shows: the
+    /// account is shown to the feed from the sign-in's start, and its change is kept.
+    @Test func aProfileChangedWhileSigningInIsTheOneShown() async throws {
+        let shown = ShownShoppers()
+        let events = ShopEvents(shownShoppers: shown)
+        let session = ShopSession(accounts: accounts, events: events, clock: TestClock(), makeGuestId: { "guest-8" })
+        var renamed = Fixture.account
+        renamed.name = "ann b"
+        let shownWhileAdopting = Locked(false)
+        accounts.adoptGuest.handle { [renamed] _ in
+            shownWhileAdopting.withLock { $0 = shown.contains(Fixture.shopper) }
+            await events.publish(.accountChanged(renamed))
+            return GuestAdoption(cart: .empty, capped: [])
+        }
+        try await session.signIn(Fixture.signedIn)
+        #expect(shownWhileAdopting.withLock { $0 })
+        #expect(session.account == renamed)
+        #expect(shown.contains(Fixture.shopper) && !shown.contains(.guest("guest-8")))
+    }
+
     @Test func aResyncAsksWhetherTheSessionStillStands() async throws {
         accounts.adoptGuest.returns(GuestAdoption(cart: .empty, capped: []))
         try await session.signIn(Fixture.signedIn)
