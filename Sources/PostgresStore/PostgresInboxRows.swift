@@ -10,7 +10,12 @@ import ShopStore
 ///
 /// Locks: a writer changes an inbox's counts with or after its change-log entry, whose head lock it then holds
 /// to its commit, so the writers of one inbox's counts take their turns in log order (and the count each
-/// announces is the count after its change, returned by the update).
+/// announces is the count after its change, returned by the update). A producer, holding that lock, deletes
+/// notices (the oldest beyond the bound, an unread one it replaces) only among those no other transaction has
+/// locked (`SKIP LOCKED`): a marking read locks the notices it marks before it waits for the head's lock, and
+/// waiting for them would close a cycle that holds up every writer. A notice skipped so stays (the bound is
+/// passed by one until the next notice; a replaced one is kept beside its successor, read by then); the counts
+/// change by the rows really deleted, so they stay exact.
 enum PostgresInboxRows {
     /// Change-log entries written, in log order, with the events to publish for each.
     typealias Entries = [(seq: Int64, events: [ShopEvent])]
@@ -44,7 +49,8 @@ enum PostgresInboxRows {
         statement.with("""
             pruned AS (DELETE FROM notification WHERE seq IN (
                            SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
-                           LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + 1 - \(bound)))
+                           LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + 1 - \(bound))
+                           FOR UPDATE SKIP LOCKED)
                        RETURNING readAt IS NULL AS unread)
             """)
         // Without a row the inbox held nothing, and now holds this one (see `Staged.countChange`).
@@ -207,7 +213,7 @@ enum PostgresInboxRows {
             replaced = try await session.value("""
                 DELETE FROM notification WHERE seq = (
                     SELECT seq FROM notification WHERE owner = \(key) AND kind = \(kind.rawValue) AND productId = \(productId)
-                      AND readAt IS NULL ORDER BY seq DESC LIMIT 1)
+                      AND readAt IS NULL ORDER BY seq DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
                   AND readAt IS NULL
                 RETURNING seq
                 """, as: Int64.self)
@@ -224,7 +230,8 @@ enum PostgresInboxRows {
             pruned AS (
                 DELETE FROM notification WHERE seq IN (
                     SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
-                    LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount)))
+                    LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount))
+                    FOR UPDATE SKIP LOCKED)
                 RETURNING readAt IS NULL AS unread)
             SELECT (SELECT seq FROM added), (SELECT COUNT(*) FROM pruned), (SELECT COUNT(*) FROM pruned WHERE unread)
             """)

@@ -46,7 +46,9 @@ struct PostgresStatement {
     }
 
     /// Adds a data-modifying `WITH` query named `name` (an `INSERT`, `UPDATE` or `DELETE` without `RETURNING`),
-    /// to be run to its end before the change log's head is locked (see above).
+    /// to be run to its end before the change log's head is locked (see above). Its foreign keys are checked at
+    /// the statement's end, after that lock: a change may write a reference only to a row its transaction has
+    /// locked already (a product kept from deletion, its own new order), or the check could wait while it is held.
     mutating func change(_ name: String, _ query: String) {
         ctes.append("\(name) AS (\(query)\nRETURNING 1)")
         changes.append(name)
