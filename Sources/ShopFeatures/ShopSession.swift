@@ -245,6 +245,21 @@ public final class ShopSession {
                 guard let self, self.sessionId == sessionId else { return }
                 if let account { self.account = account } else { self.becomeGuest(reason: Self.endedElsewhere) }
             })
+        case .resync where pendingSessionId != nil:
+            // Missed changes may include a profile saved, or the session ended, while this sign-in moves the
+            // guest's data: ask the store about the session it is switching to, whether or not it has switched
+            // by the time the answer comes.
+            events.track(Task { [weak self, accounts, pendingSessionId] in
+                guard let pendingSessionId else { return }
+                let account: Account?
+                do { account = try await accounts.activeAccount(sessionId: pendingSessionId) } catch { return }
+                guard let self else { return }
+                if self.pendingSessionId == pendingSessionId {
+                    if let account { self.pendingAccount = account } else { self.endedWhileSigningIn = true }
+                } else if self.sessionId == pendingSessionId {
+                    if let account { self.account = account } else { self.becomeGuest(reason: Self.endedElsewhere) }
+                }
+            })
         default:
             break
         }
