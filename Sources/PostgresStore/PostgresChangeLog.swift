@@ -122,19 +122,6 @@ enum PostgresChangeLog {
         let limit: Int64
         func makeBindings() throws -> PostgresBindings { try .values(after, limit) }
     }
-
-    /// The number of the oldest entry kept, or nil when the log is empty.
-    static func firstSeq(_ session: PostgresSession) async throws -> Int64? {
-        try await session.value("SELECT MIN(seq) FROM change_log", as: Int64?.self) ?? nil
-    }
-
-    /// Up to `limit` entries after `seq`, oldest first.
-    static func entries(_ session: PostgresSession, after seq: Int64, limit: Int) async throws -> [ChangeLog.Entry] {
-        try await session.rows("SELECT seq, kind, subject FROM change_log WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)").map { row in
-            let (seq, kind, subject) = try row.decode((Int64, String, String).self)
-            return ChangeLog.Entry(seq: seq, kind: ChangeLog.Kind(rawValue: kind), subject: subject)
-        }
-    }
 }
 
 /// A PostgreSQL database's change log, read for a `ChangeFeed`: each batch in one snapshot.

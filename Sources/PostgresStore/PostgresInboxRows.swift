@@ -20,6 +20,10 @@ enum PostgresInboxRows {
     /// Change-log entries written, in log order, with the events to publish for each.
     typealias Entries = [(seq: Int64, events: [ShopEvent])]
 
+    /// The column of an entry's statement that gives the unread count after its notice's change of the counts
+    /// (the `inbox_counts` of ``orderPlaced(order:owner:seq:at:in:)`` and ``Staged/countChange(in:)``).
+    static let unreadAfter = "(SELECT unread FROM inbox_counts)"
+
     /// The columns ``notification(_:)`` decodes, in order.
     static let columns = "seq, kind, title, body, productId, orderId, createdAt, readAt"
 
@@ -27,7 +31,7 @@ enum PostgresInboxRows {
     /// with the checkout's read): the notice, the inbox's bound and its counts, as `WITH` queries that run once
     /// the statement holds the change log's head lock, as every producer's writes do (so the prunes of one inbox
     /// take turns, and the counts change in log order). Returns the notice: the checkout appends its entry (subject
-    /// its id) with its own, and the statement returns the unread count after it (``Staged/unreadAfter``).
+    /// its id) with its own, and the statement returns the unread count after it (``unreadAfter``).
     ///
     /// The bound is read in the statement's snapshot, taken before it waited for the head's lock: a notice of
     /// the same inbox committed meanwhile is not counted, and the inbox may then pass its bound by one until its
@@ -166,9 +170,6 @@ enum PostgresInboxRows {
                 """)
         }
 
-        /// The column of the entry's statement that gives the unread count after ``countChange(in:)``.
-        static let unreadAfter = "(SELECT unread FROM inbox_counts)"
-
         /// The event of the notification, with its owner's unread count after it.
         func event(unreadCount: Int) -> ShopEvent {
             .notificationArrived(notification, replacing: replacedId, unreadCount: unreadCount, shopper: owner)
@@ -179,7 +180,7 @@ enum PostgresInboxRows {
             var statement = PostgresStatement()
             try countChange(in: &statement)
             let (seqs, unread) = try await PostgresChangeLog.append(
-                session, [(.notification, subject)], at: now, after: statement, returning: Self.unreadAfter, as: Int.self)
+                session, [(.notification, subject)], at: now, after: statement, returning: PostgresInboxRows.unreadAfter, as: Int.self)
             return (seqs[0], [event(unreadCount: unread)])
         }
     }

@@ -46,11 +46,7 @@ struct PostgresOrderService: OrderService {
             guard let revision = lockedRevision else { throw ShopError.emptyCart }
             let (cart, locked, seq, noticeSeq) = try await Self.lockedCart(session, owner: owner, revision: revision, notifying: enabled)
             guard !cart.lines.isEmpty, let seq else { throw ShopError.emptyCart }
-            let products = Dictionary(uniqueKeysWithValues: locked.map { ($0.id, $0) })
-            for line in cart.lines {
-                guard let product = products[line.productId] else { throw ShopError.productNotFound(line.productId) }
-                try CartRules.checkAvailability(of: product, quantity: line.quantity)
-            }
+            for (line, product) in zip(cart.lines, locked) { try CartRules.checkAvailability(of: product, quantity: line.quantity) }
             let priced = cart.cart
             let order = Order(
                 id: Identifiers.order(Int(seq)), createdAt: createdAt,
@@ -60,10 +56,9 @@ struct PostgresOrderService: OrderService {
             try Self.store(order, seq: seq, owner: owner, in: &statement)
             // The stock of each product bought changed: its history shows it (one point per product), from the
             // locked row less the quantity bought (a cart has one line per product): no read back.
-            let bought = Dictionary(cart.lines.map { ($0.productId, $0.quantity) }, uniquingKeysWith: +)
-            try PostgresPriceHistory.record(locked.map { product in
+            try PostgresPriceHistory.record(zip(cart.lines, locked).map { line, product in
                 var product = product
-                product.stock -= bought[product.id] ?? 0
+                product.stock -= line.quantity
                 return product
             }, at: now, in: &statement)
             let ownerValue = try statement.bind(owner)
@@ -76,7 +71,7 @@ struct PostgresOrderService: OrderService {
             let notice = try noticeSeq.map { try PostgresInboxRows.orderPlaced(order: order, owner: shopper, seq: $0, at: now, in: &statement) }
             if let notice { logged.append((.notification, notice.id)) }
             let (seqs, unread) = try await PostgresChangeLog.append(
-                session, logged, at: now, after: statement, returning: notice == nil ? "NULL::bigint" : PostgresInboxRows.Staged.unreadAfter,
+                session, logged, at: now, after: statement, returning: notice == nil ? "NULL::bigint" : PostgresInboxRows.unreadAfter,
                 as: Int?.self)
             // The emptied cart is known without reading it back: its revision row was locked above.
             let emptied = Cart(lines: [], tax: .zero, revision: revision + 1)
@@ -96,29 +91,29 @@ struct PostgresOrderService: OrderService {
 
     /// The cart as the transaction sees it (its lines in the order they were added), its products locked
     /// (`FOR NO KEY UPDATE`, in id order: the rows are sorted before they are locked) and read as they are
-    /// once locked, the new order's number and, when `notifying`, its notice's: taken only when the cart has a
-    /// line (a checkout refused after that leaves a gap in the numbers, as a rolled-back one always did). One
-    /// statement.
+    /// once locked, each at the position of its line, the new order's number and, when `notifying`, its
+    /// notice's: taken only when the cart has a line (a checkout refused after that leaves a gap in the numbers,
+    /// as a rolled-back one always did). One statement.
     private static func lockedCart(
         _ session: PostgresSession, owner: String, revision: Int64, notifying: Bool
     ) async throws -> (cart: PricedCart, products: [Product], orderSeq: Int64?, noticeSeq: Int64?) {
         let rows = try await session.rows(LockedCart(owner: owner, notifying: notifying))
-        var products: [Product] = []
-        var lines: [(seq: Int64, line: CartLine, taxRate: Int)] = []
+        var lines: [(seq: Int64, line: CartLine, taxRate: Int, product: Product)] = []
         var orderSeq: Int64?
         var noticeSeq: Int64?
         for row in rows {
             let (id, name, description, price, categoryId, stock, maxPerOrder, createdAt, isFeatured, quantity, taxRate, lineSeq, next, notice) =
                 try row.decode((String, String, String, Int64, String, Int, Int, Int64, Bool, Int, Int, Int64, Int64, Int64?).self)
-            products.append(Product(
+            let product = Product(
                 id: id, name: name, description: description, price: Money(minorUnits: price), categoryId: categoryId, stock: stock,
-                maxPerOrder: maxPerOrder, createdAt: StoredDate.date(createdAt), isFeatured: isFeatured))
-            lines.append((lineSeq, CartLine(productId: id, name: name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity), taxRate))
+                maxPerOrder: maxPerOrder, createdAt: StoredDate.date(createdAt), isFeatured: isFeatured)
+            let line = CartLine(productId: id, name: name, categoryId: categoryId, unitPrice: Money(minorUnits: price), quantity: quantity)
+            lines.append((lineSeq, line, taxRate, product))
             orderSeq = next
             noticeSeq = notice
         }
         lines.sort { $0.seq < $1.seq }
-        return (PricedCart(lines: lines.map(\.line), taxRates: lines.map(\.taxRate), revision: revision), products, orderSeq, noticeSeq)
+        return (PricedCart(lines: lines.map(\.line), taxRates: lines.map(\.taxRate), revision: revision), lines.map(\.product), orderSeq, noticeSeq)
     }
 
     /// The cart's lock, and whether the account wants notifications: a checkout's first read, prepared.

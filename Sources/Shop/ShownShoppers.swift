@@ -35,6 +35,13 @@ public final class ShownShoppers: Sendable {
         }
     }
 
+    /// Counts a session that showed `old` as showing `new`: `new` first, so that a shopper both are (or that
+    /// another session shows) is never uncounted meanwhile.
+    public func switchShown(from old: Shopper, to new: Shopper) {
+        show(new)
+        hide(old)
+    }
+
     /// Whether a session shows `shopper`.
     public func contains(_ shopper: Shopper) -> Bool {
         counts.withLock { $0[shopper] != nil }

@@ -182,8 +182,7 @@ public final class ShopSession {
     public func assumeSignedIn(_ signedIn: AccountSession) {
         account = signedIn.account
         sessionId = signedIn.sessionId
-        events.shownShoppers?.show(signedIn.account.shopper)
-        events.shownShoppers?.hide(shopper)
+        events.shownShoppers?.switchShown(from: shopper, to: signedIn.account.shopper)
         shopper = signedIn.account.shopper
     }
 
@@ -209,8 +208,7 @@ public final class ShopSession {
 
     private func switchShopper(to shopper: Shopper) {
         // Shown before the ViewModels load the new shopper's data (see `ShownShoppers`).
-        events.shownShoppers?.show(shopper)
-        events.shownShoppers?.hide(self.shopper)
+        events.shownShoppers?.switchShown(from: self.shopper, to: shopper)
         self.shopper = shopper
         events.publish(.sessionChanged(shopper))
     }

@@ -140,14 +140,14 @@ struct PostgresCartTests {
             try await session.execute("UPDATE change_log SET at = 0 WHERE seq = (SELECT MIN(seq) FROM change_log)")
             try await session.execute("UPDATE change_log_head SET seq = \(multiple - 1 - Int64(index))")
         }
-        let stale = try await server.database.read { try await PostgresChangeLog.firstSeq($0) }
+        let stale = try await server.database.read { try await PostgresChangeLog.log($0, after: 0, limit: 0).firstKept }
         _ = try await server.orders.placeOrder(expectedRevision: nil, for: shopper)
         let logged = try await server.database.read { session in
             try await session.rows("SELECT kind, seq FROM change_log WHERE seq >= \(multiple - 1) ORDER BY seq").map { try $0.decode((String, Int64).self) }
         }
         #expect(logged.map(\.1) == [multiple - Int64(index), multiple - Int64(index) + 1])
         #expect(logged.map(\.0) == ["cart", "order"])
-        #expect(try await server.database.read { try await PostgresChangeLog.firstSeq($0) } != stale)
+        #expect(try await server.database.read { try await PostgresChangeLog.log($0, after: 0, limit: 0).firstKept } != stale)
     }
 }
 

@@ -318,7 +318,7 @@ struct CatalogServer {
     /// The change-log entries written since the database was opened, oldest first, without their numbers.
     func logEntries() async throws -> [PostgresLogEntry] {
         try await database.read { [database] session in
-            try await PostgresChangeLog.entries(session, after: database.lastSeqAtOpen, limit: 10_000)
+            try await PostgresChangeLog.log(session, after: database.lastSeqAtOpen, limit: 10_000).entries
         }.map(PostgresLogEntry.init)
     }
 }

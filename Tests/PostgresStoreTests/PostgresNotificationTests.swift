@@ -27,7 +27,7 @@ struct PostgresNotificationTests {
                 var statement = PostgresStatement()
                 let notice = try PostgresInboxRows.orderPlaced(order: order, owner: owner, seq: seq, at: now.now, in: &statement)
                 let (seqs, unread) = try await PostgresChangeLog.append(
-                    session, [(.notification, notice.id)], at: now.now, after: statement, returning: PostgresInboxRows.Staged.unreadAfter, as: Int.self)
+                    session, [(.notification, notice.id)], at: now.now, after: statement, returning: PostgresInboxRows.unreadAfter, as: Int.self)
                 entries.append((seqs[0], [.notificationArrived(notice, replacing: nil, unreadCount: unread, shopper: owner)]))
             }
             return entries
