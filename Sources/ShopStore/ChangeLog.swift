@@ -81,10 +81,21 @@ package enum ChangeLog {
     }
 
     /// Deletes entries (and idempotency keys) past their retention, and entries beyond the last
-    /// ``maximumEntries``.
+    /// ``maximumEntries``; never the newest entry (`lastSeq`), whose number the next one follows
+    /// (``lastSeqSQL``).
+    ///
+    /// An entry is past its retention when it is older than the cutoff and so is every entry before it: the
+    /// walk in number order stops at the first young entry (with no index on the time, which every append
+    /// would write). Entries are numbered in the order they are written, so their times only go back where
+    /// servers' clocks disagree; an old entry after a young one then waits for a later prune.
     static func prune(_ db: Database, lastSeq: Int64, now milliseconds: Int64) throws {
         let cutoff = milliseconds - Int64(retention * 1000)
-        try db.execute(sql: "DELETE FROM change_log WHERE seq <= ? OR at < ?", arguments: [lastSeq - maximumEntries, cutoff])
+        try db.execute(
+            sql: """
+                DELETE FROM change_log WHERE seq < ?1 AND (
+                    seq <= ?1 - ?2 OR seq < COALESCE((SELECT seq FROM change_log WHERE at >= ?3 ORDER BY seq LIMIT 1), ?1))
+                """,
+            arguments: [lastSeq, maximumEntries, cutoff])
         try db.execute(sql: "DELETE FROM idempotency_key WHERE at < ?", arguments: [cutoff])
     }
 
@@ -100,9 +111,10 @@ package enum ChangeLog {
         "\(owner.storageKey) \(ids.joined(separator: ","))"
     }
 
-    /// The query of the last entry's number: SQLite's counter for the log's `AUTOINCREMENT`, which pruning
-    /// does not lower (no row before the first entry). Also run by ``ChangeLogProbe``.
-    static let lastSeqSQL = "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'"
+    /// The query of the last entry's number: the largest kept, as pruning keeps the newest entry (and a
+    /// rolled-back append's number is taken again, as it is not seen). NULL, read as 0, before the first
+    /// entry. Also run by ``ChangeLogProbe``.
+    static let lastSeqSQL = "SELECT MAX(seq) FROM change_log"
 
     /// The number of the last entry ever written (0 before the first; pruning does not lower it).
     static func lastSeq(_ db: Database) throws -> Int64 {

@@ -22,6 +22,7 @@ enum ShopSchema {
         migrator.registerMigration("v11-product-key-changes", migrate: NameOrder.migrate)
         migrator.registerMigration("v12-search-counts-two-letters", migrate: SearchPrefixCounts.migrateTwoLetters)
         migrator.registerMigration("v13-search-walk-starts", migrate: SearchPrefixCounts.migrateWalkStarts)
+        migrator.registerMigration("v14-lean-writes", migrate: LeanWriteSchema.migrate)
         return migrator
     }
 

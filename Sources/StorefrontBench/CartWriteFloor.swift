@@ -43,7 +43,7 @@ final class CartWriteFloor {
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: path, configuration: configuration)
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(syncs ? "FULL" : "OFF")") }
-        lastSeq = try pool.read { try Int64.fetchOne($0, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0 }
+        lastSeq = try pool.read { try Int64.fetchOne($0, sql: "SELECT MAX(seq) FROM change_log") ?? 0 }
     }
 
     /// Adds one unit of `productId` to the cart as `variant` says; returns how long it took (commit synced).
@@ -100,7 +100,7 @@ final class CartWriteFloor {
             let after = lastSeq
             try pool.read { db in
                 _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(seq) FROM change_log"))
-                _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'"))
+                _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log"))
                 _ = try Row.fetchAll(
                     db.cachedStatement(sql: "SELECT seq, kind, subject FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?"),
                     arguments: [after, 512])

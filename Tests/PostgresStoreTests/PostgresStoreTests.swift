@@ -33,7 +33,8 @@ struct PostgresStoreTests {
         let sqlite = try ShopDatabase(path: ":memory:")
         // v11 makes SQLite's in-memory name order (NameOrder) see a change of a product's id; PostgreSQL keeps none.
         // v12 counts SQLite's two-letter searches (SearchPrefixCounts); PostgreSQL's search counts none.
-        let sqliteOnly: Set = ["v11-product-key-changes", "v12-search-counts-two-letters", "v13-search-walk-starts"]
+        // v14 drops SQLite's AUTOINCREMENT counters of the log and the cart lines; PostgreSQL's are sequences.
+        let sqliteOnly: Set = ["v11-product-key-changes", "v12-search-counts-two-letters", "v13-search-walk-starts", "v14-lean-writes"]
         #expect(try await postgres.appliedMigrations() == (try await sqlite.appliedMigrations()).filter { !sqliteOnly.contains($0) })
         #expect(try await postgres.productCount() == DemoCatalog.defaultProductCount)
         let server = Server(postgres)

@@ -93,7 +93,8 @@ import Testing
         // Three changes (each one flips the mark, so each writes an entry) this follower never reads.
         for isFavorite in [true, false, true] { try await writer.favorites.setFavorite(productId: "p-0003", isFavorite: isFavorite, for: .testShopper) }
         try await database.writer.write { db in
-            try db.execute(sql: "DELETE FROM change_log")  // as pruning does to entries this follower never read
+            // As pruning does to entries this follower never read (all but the newest, which numbers the next).
+            try db.execute(sql: "DELETE FROM change_log WHERE seq < (SELECT MAX(seq) FROM change_log)")
         }
         try await writer.favorites.setFavorite(productId: "p-0009", isFavorite: true, for: .testShopper)
         await feed.catchUp()
@@ -113,6 +114,63 @@ import Testing
             #expect(try ChangeLog.entries(db, after: 0, limit: 100).map(\.seq) == [last])
             #expect(try IdempotencyRecord.record(db, key: "old") == nil)
             #expect(try IdempotencyRecord.record(db, key: "new")?.fingerprint == "f")
+        }
+    }
+
+    /// Age: the oldest entries up to the first young one (an old one after it, as another server's clock may
+    /// write, waits), never the newest, which numbers the next entry. Count: all but the last
+    /// ``ChangeLog/maximumEntries``.
+    @Test func pruningByAgeStopsAtTheFirstYoungEntryAndKeepsTheNewest() throws {
+        let database = try ShopDatabase(path: ":memory:")
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        let old = now.addingTimeInterval(-2 * ChangeLog.retention)
+        try database.writer.write { db in
+            try db.execute(sql: "DELETE FROM change_log")
+            for _ in 0..<3 { try ChangeLog.append(db, .cart, at: old) }
+            let young = try ChangeLog.append(db, .cart, at: now)
+            let oldAfterYoung = try ChangeLog.append(db, .cart, at: old)
+            let newest = try ChangeLog.append(db, .cart, at: old)
+            try ChangeLog.prune(db, lastSeq: newest, now: StoredDate.milliseconds(now))
+            #expect(try ChangeLog.entries(db, after: 0, limit: 100).map(\.seq) == [young, oldAfterYoung, newest])
+            #expect(try ChangeLog.lastSeq(db) == newest)
+
+            try ChangeLog.prune(db, lastSeq: newest, now: StoredDate.milliseconds(now.addingTimeInterval(2 * ChangeLog.retention)))
+            #expect(try ChangeLog.entries(db, after: 0, limit: 100).map(\.seq) == [newest])
+            #expect(try ChangeLog.append(db, .cart, at: now) == newest + 1)
+
+            for _ in 0..<ChangeLog.maximumEntries + 5 { try ChangeLog.append(db, .cart, at: now) }
+            let last = try ChangeLog.lastSeq(db)
+            try ChangeLog.prune(db, lastSeq: last, now: StoredDate.milliseconds(now))
+            #expect(try ChangeLog.firstSeq(db) == last - ChangeLog.maximumEntries + 1)
+        }
+    }
+
+    /// `v14-lean-writes` drops the log's and the cart lines' `AUTOINCREMENT`: the log numbers on from the
+    /// counter even when pruning had emptied it, and every line keeps its number (its place in its cart).
+    @Test func theLeanWritesMigrationNumbersOnFromTheCounterAndKeepsLineOrder() async throws {
+        let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
+        try ShopSchema.migrator.migrate(queue, upTo: "v13-search-walk-starts")
+        try await queue.write { db in
+            for _ in 0..<5 { try db.execute(sql: "INSERT INTO change_log (at, kind, subject) VALUES (0, 'cart', '')") }
+            try db.execute(sql: "DELETE FROM change_log")  // as the old prune could, after a quiet day
+            for (owner, product) in [("g:a", "p-0003"), ("g:b", "p-0001"), ("g:a", "p-0002")] {
+                try db.execute(sql: "INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, 1)", arguments: [owner, product])
+            }
+        }
+        let counter = try await queue.read { try Int64.fetchOne($0, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") }
+        try ShopSchema.migrator.migrate(queue)
+        try await queue.write { db in
+            #expect(try ChangeLog.entries(db, after: 0, limit: 10).map(\.kind) == [.reset])
+            #expect(try ChangeLog.lastSeq(db) == counter.map { $0 + 1 })
+            #expect(try ChangeLog.append(db, .cart, at: Date()) == counter.map { $0 + 2 })
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_sequence WHERE name IN ('change_log', 'cart_line')") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'change_log_by_time'") == 0)
+            #expect(try StoredRows.pricedCart(db, of: .guest("a")).lines.map(\.productId) == ["p-0003", "p-0002"])
+            // The newest line deleted, its number is taken again, by a line newer than every other.
+            try db.execute(sql: "DELETE FROM cart_line WHERE owner = 'g:a' AND productId = 'p-0002'")
+            try db.execute(sql: "INSERT INTO cart_line (owner, productId, quantity) VALUES ('g:a', 'p-0004', 1)")
+            try db.execute(sql: "INSERT INTO cart_line (owner, productId, quantity) VALUES ('g:a', 'p-0002', 1)")
+            #expect(try StoredRows.pricedCart(db, of: .guest("a")).lines.map(\.productId) == ["p-0003", "p-0004", "p-0002"])
         }
     }
 
