@@ -41,7 +41,7 @@ public final class ViewModelHost<Environment> {
     private var nextHandle = 1
     /// The ViewModels whose state changed since their last notification, marked by the observation
     /// callback on whatever thread makes the change, at once.
-    private nonisolated let dirty = DirtyList()
+    private nonisolated let dirty = DirtyList<Entry>()
     private let admission = ActionAdmission()
     /// The last encoding of each state type, shared by ViewModels showing equal states.
     private let sharedEncodings = SharedEncodings()
@@ -296,7 +296,7 @@ public final class ViewModelHost<Environment> {
         // The last patch made: a ViewModel of the same type going from the same state to the same state
         // (sharing storage with them, so comparing is immediate) sends the same patch, serialised once.
         var lastPatch: (type: String, old: JSONValue, new: JSONValue, patch: JSONPatch, bytes: [UInt8])?
-        for entry: Entry in dirty.take() {
+        for entry in dirty.take() {
             // A ViewModel closed since its change is gone.
             guard let open = screens[entry.handle], open === entry else { continue }
             let handle = entry.handle
@@ -353,8 +353,11 @@ public final class ViewModelHost<Environment> {
 
 /// The open ViewModels marked as changed: marked from any thread, taken on the main actor. A flush looks
 /// at these only, not at every open ViewModel.
-final class DirtyList: Sendable {
-    private let marked = Mutex<[any DirtyEntry]>([])
+///
+/// Typed by its entries, so that taking them needs no cast; a flush takes one or two (an action's own
+/// screen and another showing the same data), so they are ordered and made unique in place, with no set.
+final class DirtyList<Entry: DirtyEntry>: Sendable {
+    private let marked = Mutex<[Entry]>([])
     /// Whether anything is marked: set and cleared with the marks (under their lock), read without it.
     private let anyMarked = Atomic<Bool>(false)
 
@@ -364,7 +367,7 @@ final class DirtyList: Sendable {
 
     /// Marks a ViewModel as changed.
     /// - Returns: Whether it is the first mark since the marks were last taken (a flush is then due).
-    func mark(_ entry: any DirtyEntry) -> Bool {
+    func mark(_ entry: Entry) -> Bool {
         marked.withLock { marked in
             marked.append(entry)
             anyMarked.store(true, ordering: .releasing)
@@ -373,19 +376,26 @@ final class DirtyList: Sendable {
     }
 
     /// The ViewModels marked since the last call, each once, in the order of their handles; clears the marks.
-    func take<Entry: DirtyEntry>() -> [Entry] {
-        let taken = marked.withLock { marked -> [any DirtyEntry] in
-            // Nothing marked (most calls: the loop asks before every wait): no copy of the buffer is made.
+    func take() -> [Entry] {
+        var taken = marked.withLock { marked -> [Entry] in
+            // Nothing marked (most calls: the loop asks before every wait): nothing to hand over.
             guard !marked.isEmpty else { return [] }
-            defer {
-                marked.removeAll(keepingCapacity: true)
-                anyMarked.store(false, ordering: .releasing)
-            }
-            return marked
+            anyMarked.store(false, ordering: .releasing)
+            var taken: [Entry] = []
+            swap(&taken, &marked)
+            return taken
         }
-        guard taken.count > 1 else { return taken.map { $0 as! Entry } }
-        var seen = Set<Int>()
-        return taken.filter { seen.insert($0.number).inserted }.sorted { $0.number < $1.number }.map { $0 as! Entry }
+        guard taken.count > 1 else { return taken }
+        taken.sort { $0.number < $1.number }
+        // A ViewModel marked twice (its tracking spent, then read and marked again before this flush) is
+        // next to itself now.
+        var kept = 1
+        for index in 1..<taken.count where taken[index] !== taken[kept - 1] {
+            taken.swapAt(kept, index)
+            kept += 1
+        }
+        taken.removeLast(taken.count - kept)
+        return taken
     }
 }
 

@@ -302,16 +302,20 @@ struct Harness {
             let number: Int
             init(_ number: Int) { self.number = number }
         }
-        let list = DirtyList()
+        let list = DirtyList<Marked>()
         #expect(!list.hasMarks)
-        #expect(list.mark(Marked(2)))
-        #expect(!list.mark(Marked(1)), "only the first mark since the last take asks for a flush")
+        let two = Marked(2), one = Marked(1), three = Marked(3)
+        #expect(list.mark(two))
+        #expect(!list.mark(three), "only the first mark since the last take asks for a flush")
+        #expect(!list.mark(two))
+        #expect(!list.mark(one))
+        #expect(!list.mark(three))
         #expect(list.hasMarks)
-        let taken: [Marked] = list.take()
-        #expect(taken.map(\.number) == [1, 2])
+        #expect(list.take().map(\.number) == [1, 2, 3], "each once, in the order of their handles")
         #expect(!list.hasMarks, "the loop asks before every wait: nothing to flush")
-        let none: [Marked] = list.take()
-        #expect(none.isEmpty && !list.hasMarks)
+        #expect(list.take().isEmpty && !list.hasMarks)
+        #expect(list.mark(one), "the first mark after a take asks for a flush again")
+        #expect(list.take().map(\.number) == [1])
     }
 
     @Test func whileTheClientIsNotReadingChangesAreCoalescedIntoOnePatch() async throws {
