@@ -14,10 +14,15 @@ import GRDB
 ///   still comes after every line there is (a number freed by a deleted newest line may be taken again, by a
 ///   line that is newer than all the others).
 ///
+/// The numbering never going back is the database's rule, not only the prune's: a trigger refuses to delete
+/// the newest entry, whatever deletes it (it runs for deletes only, ~500 rows every 500 appends).
+///
 /// The log's numbering goes on from the counter's last value: the migration writes a `reset` entry numbered
 /// after it (every server on the file reloads what it shows, once), so a log that pruning had emptied does
-/// not start again at 1. Servers of an older version on the file read the head from the counter, which no
-/// longer moves: stop them before upgrading (README).
+/// not start again at 1. (`DROP TABLE` took the two tables' rows out of `sqlite_sequence`.) Servers of an
+/// older version on the file read the head from the counter, which is gone: they see the log's head as 0 and
+/// others' changes only when they write themselves. Stop them before upgrading; the file cannot go back to
+/// an older version (README).
 enum LeanWriteSchema {
     static func migrate(_ db: Database) throws {
         let counter = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
@@ -46,7 +51,11 @@ enum LeanWriteSchema {
             ALTER TABLE lean_cart_line RENAME TO cart_line;
             CREATE INDEX cart_line_by_product ON cart_line(productId);
 
-            DELETE FROM sqlite_sequence WHERE name IN ('change_log', 'cart_line');
+            CREATE TRIGGER change_log_keeps_newest BEFORE DELETE ON change_log
+            WHEN OLD.seq = (SELECT MAX(seq) FROM change_log)
+            BEGIN
+                SELECT RAISE(ABORT, 'the newest change-log entry numbers the next one: it is never deleted');
+            END;
             """)
         try db.execute(
             sql: "INSERT INTO change_log (seq, at, kind, subject) VALUES (?, CAST(strftime('%s', 'now') AS INTEGER) * 1000, 'reset', '')",

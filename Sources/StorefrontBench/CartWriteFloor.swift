@@ -86,7 +86,13 @@ final class CartWriteFloor {
                         seq = db.lastInsertedRowID
                         if seq % 500 == 0 {
                             let cutoff = now - 24 * 60 * 60 * 1000
-                            try db.execute(sql: "DELETE FROM change_log WHERE seq <= ? OR at < ?", arguments: [seq - 10_000, cutoff])
+                            // The server's prune since `v14-lean-writes` (`ChangeLog.prune`).
+                            try db.execute(
+                                sql: """
+                                    DELETE FROM change_log WHERE seq < ?1 AND (
+                                        seq <= ?1 - 10000 OR seq < COALESCE((SELECT seq FROM change_log WHERE at >= ?2 ORDER BY seq LIMIT 1), ?1))
+                                    """,
+                                arguments: [seq, cutoff])
                             try db.execute(sql: "DELETE FROM idempotency_key WHERE at < ?", arguments: [cutoff])
                         }
                     }

@@ -125,13 +125,14 @@ import Testing
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         let old = now.addingTimeInterval(-2 * ChangeLog.retention)
         try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM change_log")
+            let first = try ChangeLog.lastSeq(db)
             for _ in 0..<3 { try ChangeLog.append(db, .cart, at: old) }
             let young = try ChangeLog.append(db, .cart, at: now)
             let oldAfterYoung = try ChangeLog.append(db, .cart, at: old)
             let newest = try ChangeLog.append(db, .cart, at: old)
             try ChangeLog.prune(db, lastSeq: newest, now: StoredDate.milliseconds(now))
-            #expect(try ChangeLog.entries(db, after: 0, limit: 100).map(\.seq) == [young, oldAfterYoung, newest])
+            // The entries before `first` (the migrations' `reset`, dated now) are young.
+            #expect(try ChangeLog.entries(db, after: first, limit: 100).map(\.seq) == [young, oldAfterYoung, newest])
             #expect(try ChangeLog.lastSeq(db) == newest)
 
             try ChangeLog.prune(db, lastSeq: newest, now: StoredDate.milliseconds(now.addingTimeInterval(2 * ChangeLog.retention)))
@@ -142,6 +143,12 @@ import Testing
             let last = try ChangeLog.lastSeq(db)
             try ChangeLog.prune(db, lastSeq: last, now: StoredDate.milliseconds(now))
             #expect(try ChangeLog.firstSeq(db) == last - ChangeLog.maximumEntries + 1)
+
+            // Whatever deletes it, the newest entry stays: the database refuses.
+            #expect(throws: DatabaseError.self) { try db.execute(sql: "DELETE FROM change_log") }
+            #expect(try ChangeLog.lastSeq(db) == last)
+            try db.execute(sql: "DELETE FROM change_log WHERE seq < ?", arguments: [last])
+            #expect(try ChangeLog.entries(db, after: 0, limit: 10).map(\.seq) == [last])
         }
     }
 
@@ -165,6 +172,12 @@ import Testing
             #expect(try ChangeLog.append(db, .cart, at: Date()) == counter.map { $0 + 2 })
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_sequence WHERE name IN ('change_log', 'cart_line')") == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'change_log_by_time'") == 0)
+            // Neither table takes a number from the counter (an append would write its page), and the lines keep
+            // their index by product (a product's deletion and changes find its carts by it).
+            #expect(try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM sqlite_master WHERE name IN ('change_log', 'cart_line') AND sql LIKE '%AUTOINCREMENT%'
+                """) == 0)
+            #expect(try String.fetchOne(db, sql: "SELECT tbl_name FROM sqlite_master WHERE name = 'cart_line_by_product'") == "cart_line")
             #expect(try StoredRows.pricedCart(db, of: .guest("a")).lines.map(\.productId) == ["p-0003", "p-0002"])
             // The newest line deleted, its number is taken again, by a line newer than every other.
             try db.execute(sql: "DELETE FROM cart_line WHERE owner = 'g:a' AND productId = 'p-0002'")
