@@ -20,8 +20,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // Already a dependency of postgres-nio; named for TLS to the database (`sslmode`).
+        // Already dependencies of postgres-nio; named for TLS to the database (`sslmode`), and for running a
+        // transaction's statements on its connection's event loop (NIOCore's `EventLoop`).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C: jansson, with static inline adapters for the macros Swift cannot import.
@@ -83,6 +85,7 @@ let package = Package(
             dependencies: [
                 "Shop", "ShopStore", "Credentials", "Randomness", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]

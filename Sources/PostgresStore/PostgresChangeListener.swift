@@ -24,6 +24,7 @@ enum PostgresChangeListener {
     @MainActor
     static func start(url: PostgresURL, feed: ChangeFeed, ownEntries: OwnEntries, logger: Logger) -> Task<Void, Never> {
         Task { @MainActor [weak feed] in
+            let recheck = OwnEntryRecheck()
             var delay = firstDelay
             var attempt = 0
             while !Task.isCancelled, feed != nil {
@@ -44,10 +45,7 @@ enum PostgresChangeListener {
                                     if seq <= feed.position { continue }
                                     // This process's own entry: its writer publishes it (see `OwnEntries`).
                                     if isOwn {
-                                        Task { @MainActor [weak feed] in
-                                            try? await Task.sleep(for: recheckDelay)
-                                            if let feed, feed.position < seq { await feed.catchUp() }
-                                        }
+                                        recheck.note(seq, feed: feed)
                                         continue
                                     }
                                 }
@@ -72,6 +70,40 @@ enum PostgresChangeListener {
                 do { try await Task.sleep(for: delay) } catch { return }
                 delay = min(delay * 2, maximumDelay)
             }
+        }
+    }
+}
+
+/// The check that this process's own entries, whose notifications the listener skips, were published by their
+/// writers: each at least ``PostgresChangeListener/recheckDelay`` after its notification, with one timer at
+/// a time for all of them (a timer per entry woke a thread of the global pool and then the main thread,
+/// for every write).
+@MainActor
+private final class OwnEntryRecheck {
+    /// The newest own entry noted and not yet checked; 0 when none is.
+    private var pending: Int64 = 0
+    /// Whether a check waits.
+    private var isScheduled = false
+
+    /// Notes the own entry `seq`, checked after the delay (with those noted before the check starts).
+    func note(_ seq: Int64, feed: ChangeFeed) {
+        pending = max(pending, seq)
+        if !isScheduled { schedule(feed) }
+    }
+
+    /// Waits the delay, then catches `feed` up when the entries noted before the wait are not all published;
+    /// waits again for those noted meanwhile.
+    private func schedule(_ feed: ChangeFeed) {
+        isScheduled = true
+        let target = pending
+        pending = 0
+        Task { @MainActor [weak self, weak feed] in
+            try? await Task.sleep(for: PostgresChangeListener.recheckDelay)
+            guard let self else { return }
+            self.isScheduled = false
+            guard let feed else { return }
+            if feed.position < target { await feed.catchUp() }
+            if self.pending > 0, !self.isScheduled { self.schedule(feed) }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import Shop
 import ShopStore
@@ -33,6 +34,9 @@ public final class PostgresShopDatabase: Sendable {
     static let failFastWindow = Duration.seconds(1)
     /// The change-log entries this process appended (see ``OwnEntries``).
     let ownEntries = OwnEntries()
+    /// The event loop of the connection the last operation had: the next one starts there, as the pool most
+    /// often hands out that connection again (its statements then run where it started, with no hop).
+    private let lastLoop = Locked<(any EventLoop)?>(nil)
     private let running: Task<Void, Never>
     /// Work that lives as long as the database (the change feed's listener), cancelled when it is released.
     private let kept = Locked<[Task<Void, Never>]>([])
@@ -131,12 +135,17 @@ public final class PostgresShopDatabase: Sendable {
         let connected = Locked(false)
         do {
             return try await PostgresStorageError.mapping {
-                try await Self.withDeadline(timeout) { [client, logger, ownEntries] deadline in
+                let loop = lastLoop.withLock { $0 } ?? PostgresClient.defaultEventLoopGroup.next()
+                return try await Self.withDeadline(timeout, on: loop) { [client, logger, ownEntries, lastLoop] deadline in
                     try await client.withConnection { connection in
                         connected.withLock { $0 = true }
+                        lastLoop.withLock { $0 = connection.eventLoop }
                         // Answered already (the lease took the whole deadline): the work must not start.
                         try deadline.check()
-                        return try await body(PostgresSession(connection: connection, logger: logger, ownEntries: ownEntries, deadline: deadline))
+                        let session = PostgresSession(connection: connection, logger: logger, ownEntries: ownEntries, deadline: deadline)
+                        return try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                            try await Self.onConnectionLoop(body, session)
+                        }
                     }
                 }
             }
@@ -144,6 +153,15 @@ public final class PostgresShopDatabase: Sendable {
             if !connected.withLock({ $0 }) { unansweredUntil.withLock { $0 = ContinuousClock.now + Self.failFastWindow } }
             throw error
         }
+    }
+
+    /// Runs `body` where the task prefers to run (``EventLoopTaskExecutor``: its connection's event loop),
+    /// not on the caller's actor: every statement's answer then resumes it on the thread that read it.
+    @concurrent
+    private static func onConnectionLoop<T: Sendable>(
+        _ body: @Sendable (PostgresSession) async throws -> T, _ session: PostgresSession
+    ) async throws -> T {
+        try await body(session)
     }
 
     /// Runs `body` in one read-only `REPEATABLE READ` transaction: several statements that see one snapshot.
@@ -200,14 +218,22 @@ public final class PostgresShopDatabase: Sendable {
     /// What matters here is that the request is answered within a bounded time, and that work answered as
     /// failed is not stored afterwards: `body` gets the ``Deadline``, which a transaction checks before its
     /// COMMIT (and the lease before the work starts).
-    static func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable (Deadline) async throws -> T) async throws -> T {
+    ///
+    /// Both the timer and the task that runs `body` live on an event loop of the client's group, not in the
+    /// global pool: a task or a sleep there woke one of the pool's threads each time (twice for the timer, once
+    /// to start it and once when it was cancelled), on every operation.
+    static func withDeadline<T: Sendable>(
+        _ timeout: Duration, on loop: any EventLoop = PostgresClient.defaultEventLoopGroup.next(),
+        _ body: @escaping @Sendable (Deadline) async throws -> T
+    ) async throws -> T {
         let deadline = Deadline()
+        let (seconds, attoseconds) = timeout.components
+        let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let timer = Task {
-                do { try await Task.sleep(for: timeout) } catch { return }
+            let timer = loop.scheduleTask(in: delay) {
                 if deadline.answer() { continuation.resume(throwing: AnswerTimeout()) }
             }
-            Task {
+            Task(executorPreference: EventLoopTaskExecutor(loop)) {
                 let result: Result<T, any Error>
                 do { result = .success(try await body(deadline)) } catch { result = .failure(error) }
                 timer.cancel()

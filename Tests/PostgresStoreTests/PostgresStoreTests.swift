@@ -192,6 +192,44 @@ struct PostgresStoreTests {
         #expect(try await cartsArrived(3, in: { carts }) && carts.last?.revision == 3)
     }
 
+    /// A notification of an entry this process noted as its own (a number it took in a transaction that rolled
+    /// back, given out again to another server) is skipped, then checked again: the change is published after
+    /// all, for each of several such entries in a row (which share one recheck).
+    @Test func entriesMistakenForOwnOnesArePublishedByTheRecheck() async throws {
+        let url = try await TestPostgres.freshURL()
+        let writer = Server(try await TestPostgres.open(url: url))
+        let follower = Server(try await TestPostgres.open(url: url))
+        let listening = PostgresChangeListener.start(url: url, feed: follower.feed, ownEntries: follower.database.ownEntries, logger: Logger(label: "test"))
+        defer { listening.cancel() }
+        var carts: [Cart] = []
+        let subscription = follower.events.subscribe { event in
+            if case .cartChanged(let cart, _) = event { carts.append(cart) }
+        }
+        defer { subscription.cancel() }
+        try await waitForListener(on: url)
+
+        let head = try await follower.database.read { try await PostgresChangeLog.lastSeq($0) }
+        for seq in head + 1...head + 3 { follower.database.ownEntries.note(seq) }
+        for _ in 0..<3 { try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a")) }
+        #expect(try await cartsArrived(1, in: { carts }))
+        #expect(try await cartsArrived(1, in: { carts.filter { $0.revision == 3 } }))
+        #expect(follower.feed.position == head + 3)
+    }
+
+    /// An operation's statements run on its connection's event loop, where their answers arrive (no thread is
+    /// woken for each), and its value comes back to the caller's actor.
+    @Test func anOperationRunsOnItsConnectionsEventLoop() async throws {
+        let database = try await TestPostgres.freshDatabase()
+        let onLoop = try await database.write { session in
+            try await session.execute("SELECT 1")
+            return session.connection.eventLoop.inEventLoop
+        }
+        #expect(onLoop)
+        MainActor.assertIsolated()
+        let readOnLoop = try await database.read { session in session.connection.eventLoop.inEventLoop }
+        #expect(readOnLoop)
+    }
+
     /// Waits until a connection of `url`'s database has run LISTEN (a guard against hanging, not a measure).
     private func waitForListener(on url: PostgresURL) async throws {
         for _ in 0..<600 {
