@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""What one durable cart/add costs a server on PostgreSQL, one at a time over pipes (BENCHMARKS.md, issue 16,
+round 19).
+
+    scripts/postgres-adds.py SERVER_BINARY POSTGRES_URL [ADDS] [--strace]
+
+Runs SERVER_BINARY on the database at POSTGRES_URL (a throwaway one: `scripts/postgres.sh createdb DIR NAME`
+prints its URL), signs up an account, opens a cart and adds one unit of a product at a time (24 products, the
+cart cleared after each 24), waiting for each answer; 200 adds first, untimed. Then ADDS (default 1 000) adds and
+prints, per add, the wall time and the server's CPU (user and system, from /proc); with --strace, the system
+calls the server made instead (strace -c, attached for the timed adds: its counts, not its times).
+"""
+import os, re, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_server import PipeServer, sign_up_with_cart
+
+
+def cpu_seconds(process):
+    """The user and system CPU `process` has used so far, in seconds (from /proc)."""
+    fields = open("/proc/%d/stat" % process.pid).read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def main():
+    arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
+    traced = "--strace" in sys.argv[1:]
+    if len(arguments) < 2:
+        sys.exit(__doc__)
+    binary, url = arguments[0], arguments[1]
+    count = int(arguments[2]) if len(arguments) > 2 else 1000
+    server = PipeServer([binary, "serve", "--database", url])
+    call = lambda method, params: server.call(method, params)["result"]
+    call("initialize", {"clientInfo": {"name": "postgres-adds"}})
+    cart = sign_up_with_cart(call, "adds-%d-%d@example.com" % (os.getpid(), time.time_ns()))
+    # p-0020 of the demo catalog is out of stock.
+    products = ["p-%04d" % i for i in range(1, 26) if i != 20]
+
+    def adds(n):
+        call("cart/clear", {"viewModel": cart})
+        for index in range(n):
+            call("cart/add", {"viewModel": cart, "productId": products[index % len(products)], "quantity": 1})
+            if index % len(products) == len(products) - 1:
+                call("cart/clear", {"viewModel": cart})
+
+    adds(200)
+    tracer, log = None, None
+    if traced:
+        log = tempfile.mktemp(prefix="postgres-adds-strace-")
+        tracer = subprocess.Popen(["strace", "-f", "-c", "-o", log, "-p", str(server.process.pid)], stderr=subprocess.DEVNULL)
+        time.sleep(1)
+    user, system = cpu_seconds(server.process)
+    start = time.perf_counter()
+    adds(count)
+    wall = time.perf_counter() - start
+    user_after, system_after = cpu_seconds(server.process)
+    if tracer:
+        tracer.send_signal(2)
+        tracer.wait()
+        print("system calls per add (a clear every 24 included; those under 0.05 left out):")
+        for line in open(log):
+            match = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+            if match and match.group(2) != "total" and int(match.group(1)) >= count / 20:
+                print("  %-16s %6.2f" % (match.group(2), int(match.group(1)) / count))
+        os.remove(log)
+    else:
+        print("per add: wall %.0f µs, server CPU user %.0f µs, system %.0f µs"
+              % (wall / count * 1e6, (user_after - user) / count * 1e6, (system_after - system) / count * 1e6))
+    server.finish()
+
+
+if __name__ == "__main__":
+    main()
