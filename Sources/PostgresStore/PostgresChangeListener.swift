@@ -24,7 +24,9 @@ enum PostgresChangeListener {
     @MainActor
     static func start(url: PostgresURL, feed: ChangeFeed, ownEntries: OwnEntries, logger: Logger) -> Task<Void, Never> {
         Task { @MainActor [weak feed] in
-            let recheck = OwnEntryRecheck()
+            let recheck = OwnEntryRecheck { [weak feed] through in
+                if let feed, feed.position < through { await feed.catchUp() }
+            }
             var delay = firstDelay
             var attempt = 0
             while !Task.isCancelled, feed != nil {
@@ -45,7 +47,7 @@ enum PostgresChangeListener {
                                     if seq <= feed.position { continue }
                                     // This process's own entry: its writer publishes it (see `OwnEntries`).
                                     if isOwn {
-                                        recheck.note(seq, feed: feed)
+                                        recheck.note(seq)
                                         continue
                                     }
                                 }
@@ -75,35 +77,51 @@ enum PostgresChangeListener {
 }
 
 /// The check that this process's own entries, whose notifications the listener skips, were published by their
-/// writers: each at least ``PostgresChangeListener/recheckDelay`` after its notification, with one timer at
-/// a time for all of them (a timer per entry woke a thread of the global pool and then the main thread,
-/// for every write).
+/// writers: each at least `delay` after its notification, with one timer at a time for all of them (a timer per
+/// entry woke a thread of the global pool and then the main thread, for every write).
 @MainActor
-private final class OwnEntryRecheck {
+final class OwnEntryRecheck {
+    private let delay: Duration
+    private let clock: any Clock<Duration>
+    private let check: @MainActor (_ through: Int64) async -> Void
     /// The newest own entry noted and not yet checked; 0 when none is.
     private var pending: Int64 = 0
-    /// Whether a check waits.
+    /// Whether a check waits for its delay.
     private var isScheduled = false
 
-    /// Notes the own entry `seq`, checked after the delay (with those noted before the check starts).
-    func note(_ seq: Int64, feed: ChangeFeed) {
-        pending = max(pending, seq)
-        if !isScheduled { schedule(feed) }
+    /// A recheck that calls `check` with the newest entry noted before its wait began.
+    /// - Parameters:
+    ///   - delay: how long after an entry's notice it is checked, at least.
+    ///   - clock: the clock of the wait (a test's `TestClock`).
+    ///   - check: makes sure every entry up to its argument is published (the listener's: the feed catches up
+    ///     unless its position is there already).
+    init(
+        delay: Duration = PostgresChangeListener.recheckDelay, clock: any Clock<Duration> = ContinuousClock(),
+        check: @escaping @MainActor (_ through: Int64) async -> Void
+    ) {
+        self.delay = delay
+        self.clock = clock
+        self.check = check
     }
 
-    /// Waits the delay, then catches `feed` up when the entries noted before the wait are not all published;
-    /// waits again for those noted meanwhile.
-    private func schedule(_ feed: ChangeFeed) {
+    /// Notes the own entry `seq`, checked after the delay (with those noted before that wait starts).
+    func note(_ seq: Int64) {
+        pending = max(pending, seq)
+        if !isScheduled { schedule() }
+    }
+
+    /// Waits the delay, then checks the entries noted before the wait; waits again for those noted meanwhile
+    /// (a note made while a check runs starts its own wait at once).
+    private func schedule() {
         isScheduled = true
         let target = pending
         pending = 0
-        Task { @MainActor [weak self, weak feed] in
-            try? await Task.sleep(for: PostgresChangeListener.recheckDelay)
+        Task { @MainActor [weak self, clock, delay] in
+            try? await clock.sleep(for: delay)
             guard let self else { return }
             self.isScheduled = false
-            guard let feed else { return }
-            if feed.position < target { await feed.catchUp() }
-            if self.pending > 0, !self.isScheduled { self.schedule(feed) }
+            await self.check(target)
+            if self.pending > 0, !self.isScheduled { self.schedule() }
         }
     }
 }

@@ -143,7 +143,7 @@ public final class PostgresShopDatabase: Sendable {
                         // Answered already (the lease took the whole deadline): the work must not start.
                         try deadline.check()
                         let session = PostgresSession(connection: connection, logger: logger, ownEntries: ownEntries, deadline: deadline)
-                        return try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                        return try await withTaskExecutorPreference(EventLoopTaskExecutor.of(connection.eventLoop)) {
                             try await Self.onConnectionLoop(body, session)
                         }
                     }
@@ -155,8 +155,10 @@ public final class PostgresShopDatabase: Sendable {
         }
     }
 
-    /// Runs `body` where the task prefers to run (``EventLoopTaskExecutor``: its connection's event loop),
-    /// not on the caller's actor: every statement's answer then resumes it on the thread that read it.
+    /// Runs `body` where the task prefers to run (``EventLoopTaskExecutor``: its connection's event loop): every
+    /// statement's answer then resumes it on the thread that read it. `@concurrent` makes the hop to the preferred
+    /// executor happen here, before the body's first statement; a nonisolated-nonsending call would go on where
+    /// the lease resumed it (the pool's thread) until its first suspension.
     @concurrent
     private static func onConnectionLoop<T: Sendable>(
         _ body: @Sendable (PostgresSession) async throws -> T, _ session: PostgresSession
@@ -233,7 +235,7 @@ public final class PostgresShopDatabase: Sendable {
             let timer = loop.scheduleTask(in: delay) {
                 if deadline.answer() { continuation.resume(throwing: AnswerTimeout()) }
             }
-            Task(executorPreference: EventLoopTaskExecutor(loop)) {
+            Task(executorPreference: EventLoopTaskExecutor.of(loop)) {
                 let result: Result<T, any Error>
                 do { result = .success(try await body(deadline)) } catch { result = .failure(error) }
                 timer.cancel()
