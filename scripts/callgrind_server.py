@@ -9,7 +9,7 @@
 Counts repeat within ~2 % on a busy machine; times under valgrind mean nothing. `PipeServer(command)` is the
 same client for a server run as it is (`[binary, "serve", "--database", path]`).
 """
-import json, os, shutil, sqlite3, subprocess, sys, tempfile
+import json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time
 
 
 def sign_up_with_cart(call, email):
@@ -41,6 +41,43 @@ def copy_of(catalog, prefix):
     database = os.path.join(folder, "catalog.sqlite")
     shutil.copyfile(catalog, database)
     return folder, database
+
+
+def cpu_seconds(process):
+    """The user and system CPU `process` has used so far, in seconds (from /proc)."""
+    fields = open("/proc/%d/stat" % process.pid).read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def measure_per_call(process, count, work, traced, what, least=0.01):
+    """Runs `work()` (`count` calls of one kind to the server `process`) and prints, per call, the wall time and
+    the server's CPU (user and system, from /proc), or with `traced` the system calls the server made meanwhile
+    (strace -c attached for `work` only: its counts, not its times; those under `least` per call left out).
+    `what` names the call and what else `work` includes: ("add", "a clear every 50 included")."""
+    tracer, log = None, None
+    if traced:
+        log = tempfile.mktemp(prefix="storefront-strace-")
+        tracer = subprocess.Popen(["strace", "-f", "-c", "-o", log, "-p", str(process.pid)], stderr=subprocess.DEVNULL)
+        time.sleep(1)
+    user, system = cpu_seconds(process)
+    start = time.perf_counter()
+    work()
+    wall = time.perf_counter() - start
+    user_after, system_after = cpu_seconds(process)
+    name, included = what
+    if tracer:
+        tracer.send_signal(2)
+        tracer.wait()
+        print("system calls per %s (%s; those under %g left out):" % (name, included, least))
+        for line in open(log):
+            match = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+            if match and match.group(2) != "total" and int(match.group(1)) >= count * least:
+                print("  %-16s %6.2f" % (match.group(2), int(match.group(1)) / count))
+        os.remove(log)
+    else:
+        print("per %s: wall %.0f µs, server CPU user %.0f µs, system %.0f µs"
+              % (name, wall / count * 1e6, (user_after - user) / count * 1e6, (system_after - system) / count * 1e6))
 
 
 class PipeServer:

@@ -14,17 +14,10 @@ each answer; 400 adds first, untimed. Then ADDS (default 2 000) adds and prints,
   process's and the main thread's part. The main thread's count includes the change feed's 20 ms poll, which runs
   more often the slower the run, so runs spread by a few %.
 """
-import os, re, shutil, sqlite3, subprocess, sys, time
+import os, shutil, sqlite3, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import CallgrindServer, PipeServer, copy_of, sign_up_with_cart
-
-
-def cpu_seconds(process):
-    """The user and system CPU `process` has used so far, in seconds (from /proc)."""
-    fields = open("/proc/%d/stat" % process.pid).read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
+from callgrind_server import CallgrindServer, PipeServer, copy_of, measure_per_call, sign_up_with_cart
 
 
 def main():
@@ -73,27 +66,7 @@ def measure(binary, database, count, mode, folder):
               % (total // count, main_thread // count, server.dump_file(2)))
         return True
     adds(400)
-    tracer = None
-    if mode == "--strace":
-        log = os.path.join(folder, "strace.txt")
-        tracer = subprocess.Popen(["strace", "-f", "-c", "-o", log, "-p", str(server.process.pid)], stderr=subprocess.DEVNULL)
-        time.sleep(1)
-    user, system = cpu_seconds(server.process)
-    start = time.perf_counter()
-    adds(count)
-    wall = time.perf_counter() - start
-    user_after, system_after = cpu_seconds(server.process)
-    if tracer:
-        tracer.send_signal(2)
-        tracer.wait()
-        print("system calls per add (a clear every 50 included; those under 0.01 left out):")
-        for line in open(log):
-            match = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
-            if match and match.group(2) != "total" and int(match.group(1)) >= count / 100:
-                print("  %-16s %6.2f" % (match.group(2), int(match.group(1)) / count))
-    else:
-        print("per add: wall %.0f µs, server CPU user %.0f µs, system %.0f µs"
-              % (wall / count * 1e6, (user_after - user) / count * 1e6, (system_after - system) / count * 1e6))
+    measure_per_call(server.process, count, lambda: adds(count), mode == "--strace", ("add", "a clear every 50 included"))
     server.finish()
     return False
 

@@ -10,17 +10,10 @@ cart cleared after each 24), waiting for each answer; 200 adds first, untimed. T
 prints, per add, the wall time and the server's CPU (user and system, from /proc); with --strace, the system
 calls the server made instead (strace -c, attached for the timed adds: its counts, not its times).
 """
-import os, re, subprocess, sys, tempfile, time
+import os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import PipeServer, sign_up_with_cart
-
-
-def cpu_seconds(process):
-    """The user and system CPU `process` has used so far, in seconds (from /proc)."""
-    fields = open("/proc/%d/stat" % process.pid).read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
+from callgrind_server import PipeServer, measure_per_call, sign_up_with_cart
 
 
 def main():
@@ -45,28 +38,7 @@ def main():
                 call("cart/clear", {"viewModel": cart})
 
     adds(200)
-    tracer, log = None, None
-    if traced:
-        log = tempfile.mktemp(prefix="postgres-adds-strace-")
-        tracer = subprocess.Popen(["strace", "-f", "-c", "-o", log, "-p", str(server.process.pid)], stderr=subprocess.DEVNULL)
-        time.sleep(1)
-    user, system = cpu_seconds(server.process)
-    start = time.perf_counter()
-    adds(count)
-    wall = time.perf_counter() - start
-    user_after, system_after = cpu_seconds(server.process)
-    if tracer:
-        tracer.send_signal(2)
-        tracer.wait()
-        print("system calls per add (a clear every 24 included; those under 0.05 left out):")
-        for line in open(log):
-            match = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
-            if match and match.group(2) != "total" and int(match.group(1)) >= count / 20:
-                print("  %-16s %6.2f" % (match.group(2), int(match.group(1)) / count))
-        os.remove(log)
-    else:
-        print("per add: wall %.0f µs, server CPU user %.0f µs, system %.0f µs"
-              % (wall / count * 1e6, (user_after - user) / count * 1e6, (system_after - system) / count * 1e6))
+    measure_per_call(server.process, count, lambda: adds(count), traced, ("add", "a clear every 24 included"), least=0.05)
     server.finish()
 
 

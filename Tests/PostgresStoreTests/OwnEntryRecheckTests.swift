@@ -57,24 +57,4 @@ struct OwnEntryRecheckTests {
         try await Task.sleep(for: .milliseconds(10))
         #expect(checked == [1, 2], "nothing is checked twice")
     }
-
-    /// Whether something sleeps on `clock` (its `checkSuspension` throws when something does).
-    private func isSleeping(on clock: TestClock<Duration>) async -> Bool {
-        do {
-            try await clock.checkSuspension()
-            return false
-        } catch {
-            return true
-        }
-    }
-
-    /// Waits until `condition` holds, polling; records an issue after 30 s (a guard against a hang, not a measure).
-    private func waitUntil(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while ContinuousClock.now < deadline {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        Issue.record("the condition did not hold within 30 s", sourceLocation: sourceLocation)
-    }
 }

@@ -44,12 +44,6 @@ struct PostgresAnalyticsTests {
         Issue.record("The condition did not hold within 30 seconds")
     }
 
-    /// Whether something sleeps on `clock` (the writer, gathering a batch).
-    func isSleeping(_ clock: TestClock<Duration>) async -> Bool {
-        // `checkSuspension` throws exactly when a sleep is pending.
-        (try? await clock.checkSuspension()) == nil
-    }
-
     @Test func aFlushStoresEveryRecordedEventWithItsColumnsAndNullsInOneTransaction() async throws {
         let database = try await TestPostgres.freshDatabase()
         let analytics = service(database, clock: TestClock<Duration>())
@@ -89,7 +83,7 @@ struct PostgresAnalyticsTests {
         let clock = TestClock<Duration>()
         let analytics = service(database, clock: clock)
         analytics.record(event(.productViewed, "p-0001"))
-        await yield { await isSleeping(clock) }
+        await yield { await isSleeping(on: clock) }
         analytics.record(event(.productViewed, "p-0002"))
         analytics.record(event(.addedToCart, "p-0003"))
         #expect(analytics.counters.stored == 0)
@@ -106,12 +100,12 @@ struct PostgresAnalyticsTests {
         let clock = TestClock<Duration>()
         let analytics = service(database, clock: clock, capacity: 4)
         analytics.record(event(.productViewed, "p-0001"))
-        await yield { await isSleeping(clock) }
+        await yield { await isSleeping(on: clock) }
         await analytics.flush()
         #expect(analytics.counters.stored == 1)
 
         analytics.record(event(.productViewed, "p-0002"))
-        await yield { await isSleeping(clock) }
+        await yield { await isSleeping(on: clock) }
         analytics.record(event(.productViewed, "p-0003"))  // 2 of 4: the window ends
         await yield { analytics.counters.stored == 3 }
         #expect(analytics.counters == AnalyticsCounters(recorded: 3, stored: 3))

@@ -106,24 +106,4 @@ struct PostgresMarketSimulatorTests {
         #expect(changed > 5 && changed <= 10)
         #expect(try await server.logEntries().count(where: { $0.kind == "productChanged" }) == changed)
     }
-
-    /// Whether something sleeps on `clock` (its `checkSuspension` throws when something does).
-    private func isSleeping(on clock: TestClock<Duration>) async -> Bool {
-        do {
-            try await clock.checkSuspension()
-            return false
-        } catch {
-            return true
-        }
-    }
-
-    /// Waits until `condition` holds, polling; records an issue after 30 s (a guard against a hang, not a measure).
-    private func waitUntil(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while ContinuousClock.now < deadline {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        Issue.record("The expected state was never reached", sourceLocation: sourceLocation)
-    }
 }

@@ -166,18 +166,13 @@ struct PostgresStoreTests {
     @Test func theListenerReconnectsAfterItsConnectionIsTerminated() async throws {
         let url = try await TestPostgres.freshURL()
         let writer = Server(try await TestPostgres.open(url: url))
-        let follower = Server(try await TestPostgres.open(url: url))
-        let listening = PostgresChangeListener.start(url: url, feed: follower.feed, ownEntries: follower.database.ownEntries, logger: Logger(label: "test"))
-        defer { listening.cancel() }
-        var carts: [Cart] = []
-        let subscription = follower.events.subscribe { event in
-            if case .cartChanged(let cart, _) = event { carts.append(cart) }
-        }
-        defer { subscription.cancel() }
+        let follower = try await ListeningFollower(url: url)
+        defer { follower.stop() }
+        let carts = { follower.carts }
 
         try await waitForListener(on: url)
         try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a"))
-        #expect(try await cartsArrived(1, in: { carts }) && carts.last?.revision == 1)
+        #expect(try await cartsArrived(1, in: carts) && carts().last?.revision == 1)
 
         let terminated = try await TestPostgres.execute("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -186,10 +181,10 @@ struct PostgresStoreTests {
         #expect(terminated.count == 1)
         try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a"))
         // Stored while nobody listened (or just after): published once the listener is back.
-        #expect(try await cartsArrived(2, in: { carts }) && carts.last?.revision == 2)
+        #expect(try await cartsArrived(2, in: carts) && carts().last?.revision == 2)
         try await waitForListener(on: url)
         try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a"))
-        #expect(try await cartsArrived(3, in: { carts }) && carts.last?.revision == 3)
+        #expect(try await cartsArrived(3, in: carts) && carts().last?.revision == 3)
     }
 
     /// A notification of an entry this process noted as its own (a number it took in a transaction that rolled
@@ -198,22 +193,15 @@ struct PostgresStoreTests {
     @Test func entriesMistakenForOwnOnesArePublishedByTheRecheck() async throws {
         let url = try await TestPostgres.freshURL()
         let writer = Server(try await TestPostgres.open(url: url))
-        let follower = Server(try await TestPostgres.open(url: url))
-        let listening = PostgresChangeListener.start(url: url, feed: follower.feed, ownEntries: follower.database.ownEntries, logger: Logger(label: "test"))
-        defer { listening.cancel() }
-        var carts: [Cart] = []
-        let subscription = follower.events.subscribe { event in
-            if case .cartChanged(let cart, _) = event { carts.append(cart) }
-        }
-        defer { subscription.cancel() }
+        let follower = try await ListeningFollower(url: url)
+        defer { follower.stop() }
         try await waitForListener(on: url)
 
-        let head = try await follower.database.read { try await PostgresChangeLog.lastSeq($0) }
-        for seq in head + 1...head + 3 { follower.database.ownEntries.note(seq) }
+        let head = try await follower.server.database.read { try await PostgresChangeLog.lastSeq($0) }
+        for seq in head + 1...head + 3 { follower.server.database.ownEntries.note(seq) }
         for _ in 0..<3 { try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a")) }
-        #expect(try await cartsArrived(1, in: { carts }))
-        #expect(try await cartsArrived(1, in: { carts.filter { $0.revision == 3 } }))
-        #expect(follower.feed.position == head + 3)
+        #expect(try await cartsArrived(1, in: { follower.carts.filter { $0.revision == 3 } }))
+        #expect(follower.server.feed.position == head + 3)
     }
 
     /// An operation's statements run on its connection's event loop, where their answers arrive (no thread is
@@ -228,6 +216,30 @@ struct PostgresStoreTests {
         MainActor.assertIsolated()
         let readOnLoop = try await database.read { session in session.connection.eventLoop.inEventLoop }
         #expect(readOnLoop)
+    }
+
+    /// A second server on a database, its feed woken by the change listener, and the carts it publishes.
+    @MainActor
+    final class ListeningFollower {
+        let server: Server
+        private(set) var carts: [Cart] = []
+        private let listening: Task<Void, Never>
+        private var subscription: ShopSubscription?
+
+        init(url: PostgresURL) async throws {
+            server = Server(try await TestPostgres.open(url: url))
+            listening = PostgresChangeListener.start(
+                url: url, feed: server.feed, ownEntries: server.database.ownEntries, logger: Logger(label: "test"))
+            subscription = server.events.subscribe { [weak self] event in
+                if case .cartChanged(let cart, _) = event { self?.carts.append(cart) }
+            }
+        }
+
+        /// Stops listening and collecting.
+        func stop() {
+            listening.cancel()
+            subscription?.cancel()
+        }
     }
 
     /// Waits until a connection of `url`'s database has run LISTEN (a guard against hanging, not a measure).
