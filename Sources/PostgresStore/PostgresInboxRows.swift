@@ -46,24 +46,12 @@ enum PostgresInboxRows {
             try statement.bind(seq), key, try statement.bind(InboxNotification.Kind.orderPlaced.rawValue), try statement.bind(notice.title),
             try statement.bind(notice.body), try statement.bind(order.id), try statement.bind(milliseconds),
         ]
-        let bound = try statement.bind(Int64(InboxRows.maximumPerAccount))
         statement.with("""
             noticed AS (INSERT INTO notification (seq, owner, kind, title, body, orderId, createdAt) VALUES (\(values.joined(separator: ", "))))
             """)
-        statement.with("""
-            pruned AS (DELETE FROM notification WHERE seq IN (
-                           SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
-                           LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + 1 - \(bound))
-                           FOR UPDATE SKIP LOCKED)
-                       RETURNING readAt IS NULL AS unread)
-            """)
-        // Without a row the inbox held nothing, and now holds this one (see `Staged.countChange`).
-        statement.with("""
-            inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(key), 1, 1)
-                             ON CONFLICT (owner) DO UPDATE SET stored = i.stored + 1 - (SELECT COUNT(*) FROM pruned),
-                                                               unread = i.unread + 1 - (SELECT COUNT(*) FROM pruned WHERE unread)
-                             RETURNING unread)
-            """)
+        try prune(owner: key, adding: 1, in: &statement)
+        countChange(
+            owner: key, stored: "1 - (SELECT COUNT(*) FROM pruned)", unread: "1 - (SELECT COUNT(*) FROM pruned WHERE unread)", in: &statement)
         return InboxNotification(
             id: InboxNotification.id(seq: seq), kind: .orderPlaced, title: notice.title, body: notice.body, productId: nil, orderId: order.id,
             createdAt: StoredDate.date(milliseconds), isRead: false)
@@ -142,6 +130,33 @@ enum PostgresInboxRows {
             """, as: Int.self) ?? 0
     }
 
+    /// Adds a `WITH` query named `pruned` to `statement`: it deletes the oldest notices of the inbox of `owner` (a
+    /// placeholder) beyond its bound once `adding` more are in (new ones less those replaced), skipping notices
+    /// another transaction has locked (see the type's notes), and returns whether each deleted one was unread.
+    /// The stored count is read from the inbox's counts as the statement sees them: not the new notice's.
+    private static func prune(owner: String, adding: Int, in statement: inout PostgresStatement) throws {
+        let excess = try statement.bind(Int64(adding - InboxRows.maximumPerAccount))
+        statement.with("""
+            pruned AS (DELETE FROM notification WHERE seq IN (
+                           SELECT seq FROM notification WHERE owner = \(owner) ORDER BY seq
+                           LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(owner)), 0) + \(excess))
+                           FOR UPDATE SKIP LOCKED)
+                       RETURNING readAt IS NULL AS unread)
+            """)
+    }
+
+    /// Adds a `WITH` query named `inbox_counts` to `statement`: the inbox of `owner` (a placeholder) changes its
+    /// stored and unread counts by `stored` and `unread` (expressions of the statement), returning the unread count
+    /// after it. Without a row the inbox held nothing, and now holds the one notice a producer adds. (PostgreSQL
+    /// checks the row proposed for insertion even when it then updates instead: it must be valid on its own.)
+    private static func countChange(owner: String, stored: String, unread: String, in statement: inout PostgresStatement) {
+        statement.with("""
+            inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(owner), 1, 1)
+                             ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(stored), unread = i.unread + \(unread)
+                             RETURNING unread)
+            """)
+    }
+
     /// A notification stored, whose change-log entry and change of its inbox's counts are still to be written
     /// (``log(_:at:)``).
     struct Staged {
@@ -156,18 +171,12 @@ enum PostgresInboxRows {
         /// The subject of its change-log entry: `n-<new>`, or `n-<new> n-<replaced>`.
         var subject: String { [notification.id, replacedId].compactMap { $0 }.joined(separator: " ") }
 
-        /// Adds the change of the inbox's counts to `statement`: a `WITH` query named `inbox_counts` returning
-        /// the unread count after it (with the entry's statement: the log's head lock is held when it is made).
+        /// Adds the change of the inbox's counts to `statement` (``PostgresInboxRows/countChange(owner:stored:unread:in:)``,
+        /// with the entry's statement: the log's head lock is held when it is made).
         func countChange(in statement: inout PostgresStatement) throws {
             let (owner, stored, unread) =
                 (try statement.bind(self.owner.storageKey), try statement.bind(Int64(storedChange)), try statement.bind(Int64(unreadChange)))
-            // Without a row the inbox held nothing, and now holds this one. (PostgreSQL checks the row proposed
-            // for insertion even when it then updates instead: it must be valid on its own, the changes apart.)
-            statement.with("""
-                inbox_counts AS (INSERT INTO inbox AS i (owner, stored, unread) VALUES (\(owner), 1, 1)
-                                 ON CONFLICT (owner) DO UPDATE SET stored = i.stored + \(stored), unread = i.unread + \(unread)
-                                 RETURNING unread)
-                """)
+            PostgresInboxRows.countChange(owner: owner, stored: stored, unread: unread, in: &statement)
         }
 
         /// The event of the notification, with its owner's unread count after it.
@@ -221,21 +230,20 @@ enum PostgresInboxRows {
         }
         let milliseconds = StoredDate.milliseconds(now)
         let replacedCount = replaced == nil ? 0 : 1
-        // The stored count before this notification (as this statement sees it: not the new one), less the one
-        // replaced, plus the new one, beyond the bound is how many of the oldest to delete.
-        guard let row = try await session.first("""
-            WITH added AS (
-                INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt)
-                VALUES (\(key), \(kind.rawValue), \(title), \(body), \(productId), \(orderId), \(milliseconds))
-                RETURNING seq),
-            pruned AS (
-                DELETE FROM notification WHERE seq IN (
-                    SELECT seq FROM notification WHERE owner = \(key) ORDER BY seq
-                    LIMIT GREATEST(0, COALESCE((SELECT stored FROM inbox WHERE owner = \(key)), 0) + \(1 - replacedCount - InboxRows.maximumPerAccount))
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING readAt IS NULL AS unread)
-            SELECT (SELECT seq FROM added), (SELECT COUNT(*) FROM pruned), (SELECT COUNT(*) FROM pruned WHERE unread)
+        var statement = PostgresStatement()
+        let ownerValue = try statement.bind(key)
+        let values = [
+            ownerValue, try statement.bind(kind.rawValue), try statement.bind(title), try statement.bind(body), try statement.bind(productId),
+            try statement.bind(orderId), try statement.bind(milliseconds),
+        ]
+        statement.with("""
+            added AS (INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt) VALUES (\(values.joined(separator: ", ")))
+                      RETURNING seq)
             """)
+        try prune(owner: ownerValue, adding: 1 - replacedCount, in: &statement)
+        guard let row = try await session.first(statement.query("""
+            SELECT (SELECT seq FROM added), (SELECT COUNT(*) FROM pruned), (SELECT COUNT(*) FROM pruned WHERE unread)
+            """))
         else { throw ShopError(reason: ShopError.Reason.storageFailed, message: "The notification was not stored.") }
         let (seq, prunedCount, prunedUnread) = try row.decode((Int64, Int, Int).self)
         let notification = InboxNotification(
