@@ -224,6 +224,16 @@ public final class ShopSession {
         }
     }
 
+    /// What the store says of the session `asked` (its account, or nil when it ended), applied to it if it is
+    /// still this session's, pending (a sign-in under way) or current.
+    private func apply(activeAccount account: Account?, ofSession asked: String) {
+        if pendingSessionId == asked {
+            if let account { pendingAccount = account } else { endedWhileSigningIn = true }
+        } else if sessionId == asked {
+            if let account { self.account = account } else { becomeGuest(reason: Self.endedElsewhere) }
+        }
+    }
+
     private func handle(_ event: ShopEvent) {
         switch event {
         case .accountChanged(let changed) where changed.id == account?.id:
@@ -234,29 +244,15 @@ public final class ShopSession {
             becomeGuest(reason: Self.endedElsewhere)
         case .sessionEnded(let ended) where ended == pendingSessionId:
             endedWhileSigningIn = true
-        case .resync where sessionId != nil:
-            // Missed changes may include this session's sign-out or a profile change: ask the store.
-            events.track(Task { [weak self, accounts, sessionId] in
-                guard let sessionId else { return }
+        case .resync where sessionId != nil || pendingSessionId != nil:
+            // Missed changes may include this session's sign-out or a profile change, or, while a sign-in moves
+            // the guest's data, a profile saved or the session ended for the one it switches to: ask the store
+            // about that session, and apply the answer to it, pending or current by the time the answer comes.
+            events.track(Task { [weak self, accounts, asked = sessionId ?? pendingSessionId] in
+                guard let asked else { return }
                 let account: Account?
-                do { account = try await accounts.activeAccount(sessionId: sessionId) } catch { return }
-                guard let self, self.sessionId == sessionId else { return }
-                if let account { self.account = account } else { self.becomeGuest(reason: Self.endedElsewhere) }
-            })
-        case .resync where pendingSessionId != nil:
-            // Missed changes may include a profile saved, or the session ended, while this sign-in moves the
-            // guest's data: ask the store about the session it is switching to, whether or not it has switched
-            // by the time the answer comes.
-            events.track(Task { [weak self, accounts, pendingSessionId] in
-                guard let pendingSessionId else { return }
-                let account: Account?
-                do { account = try await accounts.activeAccount(sessionId: pendingSessionId) } catch { return }
-                guard let self else { return }
-                if self.pendingSessionId == pendingSessionId {
-                    if let account { self.pendingAccount = account } else { self.endedWhileSigningIn = true }
-                } else if self.sessionId == pendingSessionId {
-                    if let account { self.account = account } else { self.becomeGuest(reason: Self.endedElsewhere) }
-                }
+                do { account = try await accounts.activeAccount(sessionId: asked) } catch { return }
+                self?.apply(activeAccount: account, ofSession: asked)
             })
         default:
             break
