@@ -88,7 +88,7 @@ package enum ChangeLog {
     /// walk in number order stops at the first young entry (with no index on the time, which every append
     /// would write). Entries are numbered in the order they are written, so their times only go back where
     /// servers' clocks disagree; an old entry after a young one then waits for a later prune.
-    static func prune(_ db: Database, lastSeq: Int64, now milliseconds: Int64) throws {
+    package static func prune(_ db: Database, lastSeq: Int64, now milliseconds: Int64) throws {
         let cutoff = milliseconds - Int64(retention * 1000)
         try db.execute(
             sql: """
@@ -117,7 +117,7 @@ package enum ChangeLog {
     static let lastSeqSQL = "SELECT MAX(seq) FROM change_log"
 
     /// The number of the last entry ever written (0 before the first; pruning does not lower it).
-    static func lastSeq(_ db: Database) throws -> Int64 {
+    package static func lastSeq(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: lastSeqSQL)) ?? 0
     }
 

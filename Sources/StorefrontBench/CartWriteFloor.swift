@@ -1,4 +1,5 @@
 import GRDB
+import ShopStore
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +44,7 @@ final class CartWriteFloor {
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: path, configuration: configuration)
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(syncs ? "FULL" : "OFF")") }
-        lastSeq = try pool.read { try Int64.fetchOne($0, sql: "SELECT MAX(seq) FROM change_log") ?? 0 }
+        lastSeq = try pool.read { try ChangeLog.lastSeq($0) }
     }
 
     /// Adds one unit of `productId` to the cart as `variant` says; returns how long it took (commit synced).
@@ -84,17 +85,7 @@ final class CartWriteFloor {
                         try db.cachedStatement(sql: "INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
                             .execute(arguments: [now, "cart", Self.owner])
                         seq = db.lastInsertedRowID
-                        if seq % 500 == 0 {
-                            let cutoff = now - 24 * 60 * 60 * 1000
-                            // The server's prune since `v14-lean-writes` (`ChangeLog.prune`).
-                            try db.execute(
-                                sql: """
-                                    DELETE FROM change_log WHERE seq < ?1 AND (
-                                        seq <= ?1 - 10000 OR seq < COALESCE((SELECT seq FROM change_log WHERE at >= ?2 ORDER BY seq LIMIT 1), ?1))
-                                    """,
-                                arguments: [seq, cutoff])
-                            try db.execute(sql: "DELETE FROM idempotency_key WHERE at < ?", arguments: [cutoff])
-                        }
+                        if seq % ChangeLog.pruneEvery == 0 { try ChangeLog.prune(db, lastSeq: seq, now: now) }
                     }
                     return .commit
                 }
@@ -106,7 +97,7 @@ final class CartWriteFloor {
             let after = lastSeq
             try pool.read { db in
                 _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(seq) FROM change_log"))
-                _ = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log"))
+                _ = try ChangeLog.lastSeq(db)
                 _ = try Row.fetchAll(
                     db.cachedStatement(sql: "SELECT seq, kind, subject FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?"),
                     arguments: [after, 512])
