@@ -142,6 +142,8 @@ let package = Package(
         // `storefront-fuzz`: the libFuzzer entry point over FuzzHarness when built by scripts/fuzz.sh
         // (-DFUZZING, -sanitize=fuzzer,address); otherwise a replayer of input files.
         .executableTarget(name: "StorefrontFuzz", dependencies: ["FuzzHarness"]),
+        // The tests' shared wait for other tasks (a library of the test targets, never of a product).
+        .target(name: "TestWaits", dependencies: [.product(name: "Clocks", package: "swift-clocks")], path: "Tests/TestWaits"),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "JSONPatch", "JSONSchema", "Randomness"]),
         .testTarget(
@@ -155,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "ShopStoreTests",
             dependencies: [
-                "ShopStore", "Shop", "Credentials", "Randomness", .product(name: "Clocks", package: "swift-clocks"),
+                "ShopStore", "Shop", "Credentials", "Randomness", "TestWaits", .product(name: "Clocks", package: "swift-clocks"),
                 // GRDBSQLite: a raw connection that holds the write lock, as another process would.
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -165,12 +167,12 @@ let package = Package(
             name: "PostgresStoreTests",
             dependencies: [
                 "PostgresStore", "ShopStore", "Shop", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Clocks", package: "swift-clocks"),
+                "TestWaits", .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         .testTarget(
             name: "ShopFeaturesTests",
-            dependencies: ["ShopFeatures", "Shop", "Randomness", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["ShopFeatures", "Shop", "Randomness", "TestWaits", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "ViewModelBindingTests",

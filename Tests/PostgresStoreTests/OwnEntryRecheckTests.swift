@@ -1,5 +1,6 @@
 import Clocks
 @testable import PostgresStore
+import TestWaits
 import Testing
 
 /// The listener's recheck of its own entries: each checked at least the delay after its notice, one wait at a
@@ -13,20 +14,20 @@ struct OwnEntryRecheckTests {
         var checked: [Int64] = []
         let recheck = OwnEntryRecheck(delay: .milliseconds(100), clock: clock) { checked.append($0) }
         recheck.note(7)
-        try await waitUntil { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         recheck.note(9)
         recheck.note(8)
         await clock.advance(by: .milliseconds(99))
         #expect(checked.isEmpty, "not before the delay")
         await clock.advance(by: .milliseconds(1))
-        try await waitUntil { !checked.isEmpty }
+        await settle { !checked.isEmpty }
         #expect(checked == [7], "the entries noted during the wait are not due yet")
 
-        try await waitUntil { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         await clock.advance(by: .milliseconds(99))
         #expect(checked == [7])
         await clock.advance(by: .milliseconds(1))
-        try await waitUntil { checked.count == 2 }
+        await settle { checked.count == 2 }
         #expect(checked == [7, 9], "one check for both, through the newest")
         await clock.advance(by: .seconds(1))
         try await Task.sleep(for: .milliseconds(10))
@@ -44,13 +45,13 @@ struct OwnEntryRecheckTests {
             if through == 1 { await withCheckedContinuation { release = $0 } }
         }
         recheck.note(1)
-        try await waitUntil { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         await clock.advance(by: .milliseconds(100))
-        try await waitUntil { release != nil }  // the first check runs, and waits
+        await settle { release != nil }  // the first check runs, and waits
         recheck.note(2)
-        try await waitUntil { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         await clock.advance(by: .milliseconds(100))
-        try await waitUntil { checked.count == 2 }
+        await settle { checked.count == 2 }
         #expect(checked == [1, 2])
         release?.resume()
         await clock.advance(by: .seconds(1))

@@ -3,6 +3,7 @@ import Foundation
 @testable import PostgresStore
 import Shop
 @testable import ShopStore
+import TestWaits
 import Testing
 
 /// Analytics over PostgreSQL: batches stored in one statement with their nulls, the batch window on a test
@@ -31,17 +32,6 @@ struct PostgresAnalyticsTests {
 
     func product(_ database: PostgresShopDatabase, _ id: String) async throws -> Product {
         try #require(try await database.read { try await PostgresRows.product($0, id: id) })
-    }
-
-    /// Lets the writer run until `condition` holds; records an issue if it never does within 30 seconds (a
-    /// guard against a hang, not a measure).
-    func yield(until condition: () async throws -> Bool) async rethrows {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            await Task.yield()
-        }
-        Issue.record("The condition did not hold within 30 seconds")
     }
 
     @Test func aFlushStoresEveryRecordedEventWithItsColumnsAndNullsInOneTransaction() async throws {
@@ -83,14 +73,14 @@ struct PostgresAnalyticsTests {
         let clock = TestClock<Duration>()
         let analytics = service(database, clock: clock)
         analytics.record(event(.productViewed, "p-0001"))
-        await yield { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         analytics.record(event(.productViewed, "p-0002"))
         analytics.record(event(.addedToCart, "p-0003"))
         #expect(analytics.counters.stored == 0)
         #expect(analytics.pendingCount == 3)
 
         await clock.advance(by: AnalyticsRecorder.batchWindow)
-        await yield { analytics.counters.stored == 3 }
+        await settle { analytics.counters.stored == 3 }
         #expect(try await transactions(database) == 1)
         #expect(analytics.pendingCount == 0)
     }
@@ -100,14 +90,14 @@ struct PostgresAnalyticsTests {
         let clock = TestClock<Duration>()
         let analytics = service(database, clock: clock, capacity: 4)
         analytics.record(event(.productViewed, "p-0001"))
-        await yield { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         await analytics.flush()
         #expect(analytics.counters.stored == 1)
 
         analytics.record(event(.productViewed, "p-0002"))
-        await yield { await isSleeping(on: clock) }
+        await settle { await isSleeping(on: clock) }
         analytics.record(event(.productViewed, "p-0003"))  // 2 of 4: the window ends
-        await yield { analytics.counters.stored == 3 }
+        await settle { analytics.counters.stored == 3 }
         #expect(analytics.counters == AnalyticsCounters(recorded: 3, stored: 3))
     }
 

@@ -3,6 +3,7 @@ import Foundation
 @testable import PostgresStore
 import Shop
 @testable import ShopStore
+import TestWaits
 import Testing
 
 /// The market simulation on PostgreSQL: the SQLite simulator's walk, stored the same way, and nothing lost
@@ -95,9 +96,9 @@ struct PostgresMarketSimulatorTests {
         #expect(simulator.tickInterval == .milliseconds(10))
         let running = Task { await simulator.run(clock: clock) }
         for tick in 1...5 {
-            try await waitUntil { await isSleeping(on: clock) }  // until the next tick
+            await settle { await isSleeping(on: clock) }  // until the next tick
             await clock.advance(by: simulator.tickInterval)
-            try await waitUntil { simulator.ticksRun == tick }
+            await settle { simulator.ticksRun == tick }
         }
         running.cancel()
         await running.value

@@ -5,6 +5,7 @@ import PostgresNIO
 @testable import PostgresStore
 import Shop
 @testable import ShopStore
+import TestWaits
 import Testing
 
 // The helpers of the account, notification and analytics tests.
@@ -107,17 +108,14 @@ struct PostgresTestConnection {
         _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
     }
 
-    /// Returns once `count` other sessions on this database wait for a lock (polling the server; a guard
-    /// of 30 seconds against a hang, not a measure).
-    func waitForLockWaiters(_ count: Int) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while ContinuousClock.now < deadline {
+    /// Returns once `count` other sessions on this database wait for a lock (polling the server; see `settle`).
+    func waitForLockWaiters(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await settle(until: {
             let rows = try await connection.query("""
                 SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
                 """, logger: logger).collect()
-            if try rows.first?.decode(Int.self) ?? 0 >= count { return }
-        }
-        Issue.record("No session waited for a lock")
+            return try rows.first?.decode(Int.self) ?? 0 >= count
+        }, sourceLocation: sourceLocation)
     }
 
     /// Closes the connection (ending an open transaction with a rollback).

@@ -1,3 +1,4 @@
+import TestWaits
 import Testing
 @testable import ShopFeatures
 

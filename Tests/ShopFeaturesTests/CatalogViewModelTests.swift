@@ -1,5 +1,6 @@
 import Clocks
 import Shop
+import TestWaits
 import Testing
 @testable import ShopFeatures
 

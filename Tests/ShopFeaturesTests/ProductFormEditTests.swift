@@ -1,4 +1,5 @@
 import Shop
+import TestWaits
 import Testing
 @testable import ShopFeatures
 

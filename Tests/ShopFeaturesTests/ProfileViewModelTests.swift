@@ -1,5 +1,6 @@
 import Foundation
 import Shop
+import TestWaits
 import Testing
 @_spi(Testing) @testable import ShopFeatures
 

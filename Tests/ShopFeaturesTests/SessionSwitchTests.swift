@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Shop
+import TestWaits
 import Testing
 @testable import ShopFeatures
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Shop
+import TestWaits
 import Testing
 @testable import ShopStore
 
@@ -122,8 +123,7 @@ import Testing
         }
         entered.waitBlocking()
         analytics.record(event(.productViewed, "p-0001"))  // the writer takes it, then waits on the holder
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while analytics.pendingCount != 0, ContinuousClock.now < deadline { await Task.yield() }
+        await settle { analytics.pendingCount == 0 }
         for _ in 0..<5 { analytics.record(event(.productViewed, "p-0002")) }
 
         #expect(analytics.counters == .init(recorded: 4, dropped: 2, stored: 0, failed: 0))
@@ -194,36 +194,28 @@ final class Latch: @unchecked Sendable {
         AnalyticsEvent(kind: .productViewed, productId: productId, shopper: .testShopper, at: fixedNow)
     }
 
-    /// Lets the writer run until `condition` holds. Records an issue if it never does within 30 seconds (a
-    /// guard against a hang on a loaded machine, not a measure: a healthy run needs a few turns).
-    func yield(until condition: () -> Bool) async {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while !condition(), ContinuousClock.now < deadline { await Task.yield() }
-        #expect(condition())
-    }
-
     @Test func eventsGatherUntilTheWindowEndsThenGoInOneTransaction() async throws {
         let analytics = LiveAnalyticsService(database: database, clock: clock, batchWindow: .seconds(1))
         analytics.record(event("p-0001"))
-        await yield { clock.sleepers == 1 }
+        await settle { clock.sleepers == 1 }
         analytics.record(event("p-0002"))
         analytics.record(event("p-0003"))
         #expect(analytics.counters.stored == 0)
 
         clock.wake()
-        await yield { analytics.counters.stored == 3 }
+        await settle { analytics.counters.stored == 3 }
         #expect(analytics.pendingCount == 0)
     }
 
     @Test func aFlushEndsTheWindowAtOnce() async throws {
         let analytics = LiveAnalyticsService(database: database, clock: clock, batchWindow: .seconds(1))
         analytics.record(event("p-0001"))
-        await yield { clock.sleepers == 1 }
+        await settle { clock.sleepers == 1 }
         await analytics.flush()
         #expect(analytics.counters.stored == 1)
         clock.wake()  // the old window's timer ends nothing now
         analytics.record(event("p-0002"))
-        await yield { clock.sleepers == 1 }
+        await settle { clock.sleepers == 1 }
         #expect(analytics.counters.stored == 1)
         await analytics.flush()
         #expect(analytics.counters.stored == 2)
@@ -232,9 +224,9 @@ final class Latch: @unchecked Sendable {
     @Test func aHalfFullBufferEndsTheWindowRatherThanDrop() async throws {
         let analytics = LiveAnalyticsService(database: database, capacity: 4, clock: clock, batchWindow: .seconds(1))
         analytics.record(event("p-0001"))
-        await yield { clock.sleepers == 1 }
+        await settle { clock.sleepers == 1 }
         analytics.record(event("p-0002"))  // 2 of 4: the window ends
-        await yield { analytics.counters.stored == 2 }
+        await settle { analytics.counters.stored == 2 }
         #expect(analytics.counters.dropped == 0)
     }
 }

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import GRDB
 import Shop
+import TestWaits
 import Testing
 @testable import ShopStore
 
@@ -21,10 +22,10 @@ import Testing
         for tick in 1...(seconds * min(rate, MarketSimulator.maximumTicksPerSecond)) {
             // The simulator sleeps again after each tick's write: move the clock only once it does (a sleep
             // registered at its own deadline, just after the clock got there, would wait for the next move).
-            await waitUntilSleeping(on: clock)
+            await settleUntilSleeping(clock)
             await clock.advance(by: simulator.tickInterval)
             // The tick's changes stored and published: the simulator goes back to sleep at once.
-            await waitUntil { simulator.ticksRun == tick }
+            await settle { simulator.ticksRun == tick }
             let expected = (1...tick).reduce(0) { $0 + simulator.changes(inTick: $1) }
             #expect(simulator.changesMade == expected)
         }
@@ -77,32 +78,4 @@ import Testing
         #expect(MarketSimulator.walk(Money(minorUnits: 10_000), basisPoints: 150) == Money(minorUnits: 10_150))
         #expect(MarketSimulator.walk(Money(minorUnits: 10), basisPoints: 1) == Money(minorUnits: 11))
     }
-}
-
-/// Lets other tasks run until `condition` holds. Records an issue if it never holds: only once both 2 000
-/// scheduler turns and 30 seconds are spent (a loaded machine may give the other tasks few turns).
-@MainActor
-func waitUntil(_ condition: @MainActor () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    var turns = 0
-    while turns < 2_000 || ContinuousClock.now < deadline {
-        turns += 1
-        if condition() { return }
-        await Task.detached(priority: .low) { await Task.yield() }.value
-    }
-    Issue.record("The expected state was never reached", sourceLocation: sourceLocation)
-}
-
-/// Waits until something sleeps on `clock`; records an issue only once both 2 000 scheduler turns and
-/// 30 seconds are spent.
-@MainActor
-func waitUntilSleeping(on clock: TestClock<Duration>, sourceLocation: SourceLocation = #_sourceLocation) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    var turns = 0
-    while turns < 2_000 || ContinuousClock.now < deadline {
-        turns += 1
-        do { try await clock.checkSuspension() } catch { return }
-        await Task.detached(priority: .low) { await Task.yield() }.value
-    }
-    Issue.record("Nothing ever slept on the clock", sourceLocation: sourceLocation)
 }
