@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What one durable cart/add costs the server, one at a time over pipes (BENCHMARKS.md, issue 16, round 11).
 
-    scripts/durable-adds.py SERVER_BINARY CATALOG [ADDS] [--strace | --callgrind]
+    scripts/durable-adds.py SERVER_BINARY CATALOG [ADDS] [--strace | --callgrind | --latency]
 
 Runs SERVER_BINARY on a copy of CATALOG (a seeded SQLite catalog: each commit is synced), signs up an account,
 opens a cart and adds one unit of a product at a time (50 products, the cart cleared after each 50), waiting for
@@ -12,9 +12,11 @@ each answer; 400 adds first, untimed. Then ADDS (default 2 000) adds and prints,
   mean nothing, the counts do);
 - with --callgrind, the instructions (the server under valgrind --tool=callgrind, ADDS default 200): the whole
   process's and the main thread's part. The main thread's count includes the change feed's 20 ms poll, which runs
-  more often the slower the run, so runs spread by a few %.
+  more often the slower the run, so runs spread by a few %;
+- with --latency, the distribution of the adds' round trips (each timed alone, the clears not), and what the slow
+  ones (over 3x the median: a checkpoint of the log, mostly) add to the mean.
 """
-import os, shutil, sqlite3, sys
+import os, shutil, sqlite3, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from callgrind_server import CallgrindServer, PipeServer, copy_of, measure_per_call, sign_up_with_cart
@@ -22,7 +24,7 @@ from callgrind_server import CallgrindServer, PipeServer, copy_of, measure_per_c
 
 def main():
     arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
-    mode = next((a for a in sys.argv[1:] if a in ("--strace", "--callgrind")), None)
+    mode = next((a for a in sys.argv[1:] if a in ("--strace", "--callgrind", "--latency")), None)
     if len(arguments) < 2:
         sys.exit(__doc__)
     binary, catalog = arguments[0], arguments[1]
@@ -37,13 +39,30 @@ def main():
 
 
 def adding(call, cart, products):
-    """A function that adds `n` units one at a time, clearing the cart after each 50."""
-    def adds(n):
+    """A function that adds `n` units one at a time, clearing the cart after each 50; with `times`, it appends
+    each add's round trip to it, in seconds."""
+    def adds(n, times=None):
         for index in range(n):
+            start = time.perf_counter()
             call("cart/add", {"viewModel": cart, "productId": products[index % 50], "quantity": 1})
+            if times is not None:
+                times.append(time.perf_counter() - start)
             if index % 50 == 49:
                 call("cart/clear", {"viewModel": cart})
     return adds
+
+
+def print_latency(times):
+    """Prints the distribution of `times` (seconds) in µs, and what those over 3x the median add to the mean."""
+    times = sorted(times)
+    n = len(times)
+    at = lambda fraction: times[min(n - 1, int(n * fraction))] * 1e6
+    median = times[n // 2]
+    slow = [t for t in times if t > 3 * median]
+    print("per add: mean %.0f µs, p50 %.0f, p90 %.0f, p99 %.0f, p99.9 %.0f, max %.0f"
+          % (sum(times) / n * 1e6, at(0.5), at(0.9), at(0.99), at(0.999), times[-1] * 1e6))
+    print("adds over 3x the median: %d of %d, adding %.1f µs to the mean"
+          % (len(slow), n, sum(t - median for t in slow) / n * 1e6))
 
 
 def measure(binary, database, count, mode, folder):
@@ -66,6 +85,12 @@ def measure(binary, database, count, mode, folder):
               % (total // count, main_thread // count, server.dump_file(2)))
         return True
     adds(400)
+    if mode == "--latency":
+        times = []
+        adds(count, times)
+        print_latency(times)
+        server.finish()
+        return False
     measure_per_call(server.process, count, lambda: adds(count), mode == "--strace", ("add", "a clear every 50 included"))
     server.finish()
     return False
