@@ -229,10 +229,8 @@ public final class PostgresShopDatabase: Sendable {
         _ body: @escaping @Sendable (Deadline) async throws -> T
     ) async throws -> T {
         let deadline = Deadline()
-        let (seconds, attoseconds) = timeout.components
-        let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let timer = loop.scheduleTask(in: delay) {
+            let timer = loop.scheduleTask(in: TimeAmount(timeout)) {
                 if deadline.answer() { continuation.resume(throwing: AnswerTimeout()) }
             }
             Task(executorPreference: EventLoopTaskExecutor.of(loop)) {
