@@ -4,6 +4,7 @@ import PostgresNIO
 @testable import PostgresStore
 import Shop
 @testable import ShopStore
+import TestWaits
 import Testing
 
 /// The PostgreSQL store's schema, cart, checkout and change feed, against a real cluster. "Servers" here are
@@ -172,7 +173,8 @@ struct PostgresStoreTests {
 
         try await waitForListener(on: url)
         try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a"))
-        #expect(try await cartsArrived(1, in: carts) && carts().last?.revision == 1)
+        await settle { carts().count >= 1 }
+        #expect(carts().last?.revision == 1)
 
         let terminated = try await TestPostgres.execute("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -181,10 +183,12 @@ struct PostgresStoreTests {
         #expect(terminated.count == 1)
         try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a"))
         // Stored while nobody listened (or just after): published once the listener is back.
-        #expect(try await cartsArrived(2, in: carts) && carts().last?.revision == 2)
+        await settle { carts().count >= 2 }
+        #expect(carts().last?.revision == 2)
         try await waitForListener(on: url)
         try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a"))
-        #expect(try await cartsArrived(3, in: carts) && carts().last?.revision == 3)
+        await settle { carts().count >= 3 }
+        #expect(carts().last?.revision == 3)
     }
 
     /// A notification of an entry this process noted as its own (a number it took in a transaction that rolled
@@ -200,7 +204,7 @@ struct PostgresStoreTests {
         let head = try await follower.server.database.read { try await PostgresChangeLog.lastSeq($0) }
         for seq in head + 1...head + 3 { follower.server.database.ownEntries.note(seq) }
         for _ in 0..<3 { try await writer.cart.add(productId: "p-0001", quantity: 1, for: .guest("a")) }
-        #expect(try await cartsArrived(1, in: { follower.carts.filter { $0.revision == 3 } }))
+        await settle { follower.carts.contains { $0.revision == 3 } }
         #expect(follower.server.feed.position == head + 3)
     }
 
@@ -252,15 +256,6 @@ struct PostgresStoreTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("no connection listened within 30 s")
-    }
-
-    /// Whether `count` carts were published within 30 s (a guard against hanging, not a measure).
-    private func cartsArrived(_ count: Int, in carts: () -> [Cart]) async throws -> Bool {
-        for _ in 0..<3_000 {
-            if carts().count >= count { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return false
     }
 }
 
