@@ -24,6 +24,21 @@ def sign_up_with_cart(call, email):
     return call("viewModel/open", {"type": "cart", "args": {}})["viewModel"]
 
 
+def adding(call, cart, products):
+    """A function that adds `n` units one at a time to the cart `cart`, a unit of each of `products` in turn,
+    clearing the cart after each round of them (so each add puts a new line in); with `times`, it appends each
+    add's round trip to it, in seconds. `call(method, params)` sends one request and returns its result."""
+    def adds(n, times=None):
+        for index in range(n):
+            start = time.perf_counter()
+            call("cart/add", {"viewModel": cart, "productId": products[index % len(products)], "quantity": 1})
+            if times is not None:
+                times.append(time.perf_counter() - start)
+            if index % len(products) == len(products) - 1:
+                call("cart/clear", {"viewModel": cart})
+    return adds
+
+
 def products_in_stock(database, count, more_than):
     """The ids of `count` products of the catalog at `database` with more than `more_than` units in stock; exits
     when it has fewer."""

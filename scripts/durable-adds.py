@@ -16,10 +16,10 @@ each answer; 400 adds first, untimed. Then ADDS (default 2 000) adds and prints,
 - with --latency, the distribution of the adds' round trips (each timed alone, the clears not), and what the slow
   ones (over 3x the median: a checkpoint of the log, mostly) add to the mean.
 """
-import os, shutil, sqlite3, sys, time
+import os, shutil, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import CallgrindServer, PipeServer, copy_of, measure_per_call, sign_up_with_cart
+from callgrind_server import CallgrindServer, PipeServer, adding, copy_of, measure_per_call, products_in_stock, sign_up_with_cart
 
 
 def main():
@@ -38,20 +38,6 @@ def main():
             shutil.rmtree(folder)
 
 
-def adding(call, cart, products):
-    """A function that adds `n` units one at a time, clearing the cart after each 50; with `times`, it appends
-    each add's round trip to it, in seconds."""
-    def adds(n, times=None):
-        for index in range(n):
-            start = time.perf_counter()
-            call("cart/add", {"viewModel": cart, "productId": products[index % 50], "quantity": 1})
-            if times is not None:
-                times.append(time.perf_counter() - start)
-            if index % 50 == 49:
-                call("cart/clear", {"viewModel": cart})
-    return adds
-
-
 def print_latency(times):
     """Prints the distribution of `times` (seconds) in µs, and what those over 3x the median add to the mean."""
     times = sorted(times)
@@ -67,9 +53,7 @@ def print_latency(times):
 
 def measure(binary, database, count, mode, folder):
     """Measures and prints as the module's documentation says. Returns whether `folder` holds a profile to keep."""
-    copy = sqlite3.connect(database)
-    products = [row[0] for row in copy.execute("SELECT id FROM product WHERE stock > 50 LIMIT 50")]
-    copy.close()
+    products = products_in_stock(database, 50, 50)
     server = CallgrindServer(binary, database, folder) if mode == "--callgrind" else PipeServer([binary, "serve", "--database", database])
     call = lambda method, params: server.call(method, params)["result"]
     call("initialize", {"clientInfo": {"name": "durable-adds"}})
@@ -89,9 +73,8 @@ def measure(binary, database, count, mode, folder):
         times = []
         adds(count, times)
         print_latency(times)
-        server.finish()
-        return False
-    measure_per_call(server.process, count, lambda: adds(count), mode == "--strace", ("add", "a clear every 50 included"))
+    else:
+        measure_per_call(server.process, count, lambda: adds(count), mode == "--strace", ("add", "a clear every 50 included"))
     server.finish()
     return False
 

@@ -6,14 +6,14 @@ round 19).
 
 Runs SERVER_BINARY on the database at POSTGRES_URL (a throwaway one: `scripts/postgres.sh createdb DIR NAME`
 prints its URL), signs up an account, opens a cart and adds one unit of a product at a time (24 products, the
-cart cleared after each 24), waiting for each answer; 200 adds first, untimed. Then ADDS (default 1 000) adds and
+cart cleared after each 24), waiting for each answer; 192 adds first, untimed. Then ADDS (default 1 000) adds and
 prints, per add, the wall time and the server's CPU (user and system, from /proc); with --strace, the system
 calls the server made instead (strace -c, attached for the timed adds: its counts, not its times).
 """
 import os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_server import PipeServer, measure_per_call, sign_up_with_cart
+from callgrind_server import PipeServer, adding, measure_per_call, sign_up_with_cart
 
 
 def main():
@@ -29,15 +29,8 @@ def main():
     cart = sign_up_with_cart(call, "adds-%d-%d@example.com" % (os.getpid(), time.time_ns()))
     # p-0020 of the demo catalog is out of stock.
     products = ["p-%04d" % i for i in range(1, 26) if i != 20]
-
-    def adds(n):
-        call("cart/clear", {"viewModel": cart})
-        for index in range(n):
-            call("cart/add", {"viewModel": cart, "productId": products[index % len(products)], "quantity": 1})
-            if index % len(products) == len(products) - 1:
-                call("cart/clear", {"viewModel": cart})
-
-    adds(200)
+    adds = adding(call, cart, products)
+    adds(8 * len(products))  # whole rounds: the timed adds start on an empty cart
     measure_per_call(server.process, count, lambda: adds(count), traced, ("add", "a clear every 24 included"), least=0.05)
     server.finish()
 
