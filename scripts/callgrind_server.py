@@ -24,12 +24,15 @@ def sign_up_with_cart(call, email):
     return call("viewModel/open", {"type": "cart", "args": {}})["viewModel"]
 
 
-def adding(call, cart, products):
+def adding(call, cart, products, pause=0.0):
     """A function that adds `n` units one at a time to the cart `cart`, a unit of each of `products` in turn,
     clearing the cart after each round of them (so each add puts a new line in); with `times`, it appends each
-    add's round trip to it, in seconds. `call(method, params)` sends one request and returns its result."""
+    add's round trip to it, in seconds. With `pause` (seconds), it waits that long before each add, as a person
+    tapping does. `call(method, params)` sends one request and returns its result."""
     def adds(n, times=None):
         for index in range(n):
+            if pause:
+                time.sleep(pause)
             start = time.perf_counter()
             call("cart/add", {"viewModel": cart, "productId": products[index % len(products)], "quantity": 1})
             if times is not None:
