@@ -32,7 +32,10 @@ public final class Connection {
     private let logger: Logger
     private var methods: [String: (MethodHandler, MethodDescription?)] = [:]
     private var notificationHandlers: [String: @MainActor (Request) -> Void] = [:]
-    private var inFlight: [RequestID: Task<Void, Never>] = [:]
+    private var inFlight: [RequestID: Task<Void, Never>] = [:] {
+        didSet { inFlightNow.store(inFlight.count, ordering: .relaxed) }
+    }
+    private nonisolated let inFlightNow = Atomic<Int>(0)
     /// The executor the requests' tasks prefer (the transport's main-queue executor in the server), so that
     /// their waits resume where they run instead of by way of the global pool; nil: none.
     public var taskExecutor: (any TaskExecutor)?
@@ -82,6 +85,10 @@ public final class Connection {
 
     /// Requests still running (tasks not yet answered).
     public var inFlightCount: Int { inFlight.count }
+
+    /// ``inFlightCount`` read from any thread (a database's commit hook, say): the count as of the main thread's
+    /// last change to it, which may be a moment old when read elsewhere.
+    public nonisolated var requestsInFlight: Int { inFlightNow.load(ordering: .relaxed) }
 
     // MARK: Registration
 

@@ -32,6 +32,23 @@ import Testing
         ]])
     }
 
+    @Test func theCountOfRequestsInFlightIsReadableFromAnyThread() async {
+        let gate = Gate()
+        let harness = makeHarness(gate: gate)
+        let connection = harness.connection
+        let readElsewhere = { await Task.detached { connection.requestsInFlight }.value }
+        #expect(await readElsewhere() == 0)
+        harness.send(#"{"jsonrpc":"2.0","id":1,"method":"gated"}"#)
+        harness.send(#"{"jsonrpc":"2.0","id":2,"method":"gated"}"#)
+        harness.send(#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#)  // answered at once: never in flight
+        #expect(await readElsewhere() == 2)
+        #expect(connection.inFlightCount == 2)
+        gate.open()
+        await harness.settle()
+        #expect(harness.takeOutput().count == 3)
+        #expect(await readElsewhere() == 0)
+    }
+
     @Test func cancellingBeforeTheTaskStartsStillAnswersOnce() async {
         let harness = makeHarness()
         harness.send(#"{"jsonrpc":"2.0","id":1,"method":"wait"}"#)
