@@ -44,6 +44,9 @@ let package = Package(
         .target(name: "CProcessControl"),
         // SQLite's process-wide settings (the variadic sqlite3_config, which Swift cannot call).
         .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // sync_file_range, which Swift's Glibc module does not import: a commit's log pages start for the disk at
+        // once, so the sync the output waits for finds them written.
+        .target(name: "CFileWriteback"),
         // SQL functions that fill and test a caller's set of rowids (a search's matches) inside SQLite.
         .target(name: "CSQLiteRowSets", linkerSettings: [.linkedLibrary("sqlite3")]),
         // One seeded random generator (SplitMix64) for the demo catalog, fault injection, fuzzing and tests.
@@ -73,7 +76,7 @@ let package = Package(
         .target(
             name: "ShopStore",
             dependencies: [
-                "Shop", "Randomness", "Credentials", "CSQLiteSettings", "CSQLiteRowSets", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Shop", "Randomness", "Credentials", "CSQLiteSettings", "CSQLiteRowSets", "CFileWriteback", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
@@ -157,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "ShopStoreTests",
             dependencies: [
-                "ShopStore", "Shop", "Credentials", "Randomness", "TestWaits", .product(name: "Clocks", package: "swift-clocks"),
+                "ShopStore", "Shop", "Credentials", "Randomness", "TestWaits", "CFileWriteback", .product(name: "Clocks", package: "swift-clocks"),
                 // GRDBSQLite: a raw connection that holds the write lock, as another process would.
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

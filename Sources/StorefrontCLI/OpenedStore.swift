@@ -41,6 +41,13 @@ enum OpenedStore {
         }
     }
 
+    /// Makes a SQLite file's commits start their log's writeback when `condition` holds
+    /// (``WriteAheadLogSync/startWritebackAfterCommits(when:)``); nothing for PostgreSQL, `:memory:`, or commits
+    /// that sync themselves.
+    func startWritebackAfterCommits(when condition: @escaping @Sendable () -> Bool) {
+        if case .sqlite(let database) = self { database.logSync?.startWritebackAfterCommits(when: condition) }
+    }
+
     /// Syncs what was committed since the last sync (the server's end).
     func syncLog() {
         if case .sqlite(let database) = self { database.logSync?.pass() }

@@ -109,6 +109,10 @@ struct ServeCommand: ParsableCommand {
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: outbox, logger: logger,
                 simulation: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
+            // A commit that answers the only request in flight starts its log pages for the disk at once: the
+            // answer's and the patches' work then overlaps the disk's, and the sync before they leave finds the
+            // pages written.
+            database.startWritebackAfterCommits(when: { [connection = assembly.connection] in connection.requestsInFlight <= 1 })
             logger.info("serving", metadata: database.logMetadata)
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)

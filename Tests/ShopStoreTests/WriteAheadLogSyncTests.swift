@@ -1,3 +1,4 @@
+import CFileWriteback
 import Foundation
 import GRDB
 import Shop
@@ -21,6 +22,25 @@ import Testing
             syncs.withLock { $0.append(descriptor) }
             return 0
         })
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE t (x INTEGER)")
+            try sync.install(on: db)
+        }
+        return (pool, sync)
+    }
+
+    /// A pool as ``pool(at:syncs:)`` makes, whose log's writebacks are recorded in `writebacks` instead of started.
+    static func pool(at path: String, syncs: Syncs, writebacks: Syncs) throws -> (DatabasePool, WriteAheadLogSync) {
+        let pool = try DatabasePool(path: path)
+        let sync = WriteAheadLogSync(
+            syncer: { descriptor in
+                syncs.withLock { $0.append(descriptor) }
+                return 0
+            },
+            writeback: { descriptor in
+                writebacks.withLock { $0.append(descriptor) }
+                return 0
+            })
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "CREATE TABLE t (x INTEGER)")
             try sync.install(on: db)
@@ -105,6 +125,52 @@ import Testing
         let logPages: Int = pages[1]
         #expect(logPages < 20)
         #expect(sync.required == 40)  // `PRAGMA wal_checkpoint` commits nothing
+    }
+
+    @Test func aCommitStartsTheLogsWritebackOncePerSyncWhileItsConditionHolds() throws {
+        let folder = try TemporaryFolder()
+        let syncs = Syncs()
+        let writebacks = Syncs()
+        let (pool, sync) = try Self.pool(at: folder.databasePath, syncs: syncs, writebacks: writebacks)
+        let insert = { try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") } }
+        // No condition given: no commit starts one.
+        try insert()
+        #expect(writebacks.withLock { $0.isEmpty })
+        let holds = Atomic<Bool>(true)
+        sync.startWritebackAfterCommits(when: { holds.load(ordering: .relaxed) })
+        try insert()
+        let descriptor = try #require(writebacks.withLock { $0.first })
+        #expect(Self.isFile(descriptor, at: folder.databasePath + "-wal"))
+        // The next commit before a sync starts none: its pages go with the sync's writes.
+        try insert()
+        #expect(writebacks.withLock { $0.count } == 1)
+        sync.pass()
+        try insert()
+        #expect(writebacks.withLock { $0.count } == 2)
+        // While the condition does not hold (other requests in flight, in the server), none.
+        holds.store(false, ordering: .relaxed)
+        sync.pass()
+        try insert()
+        #expect(writebacks.withLock { $0.count } == 2)
+        holds.store(true, ordering: .relaxed)
+        try insert()
+        #expect(writebacks.withLock { $0.count } == 3)
+        // The writebacks are no syncs: only `pass` syncs, and counts.
+        #expect(syncs.withLock { $0.count } == 2)
+        #expect(sync.reached < sync.required)
+    }
+
+    @Test func theSystemStartsALogsWritebackWithoutWriteAccess() throws {
+        let folder = try TemporaryFolder()
+        let syncs = Syncs()
+        let (pool, _) = try Self.pool(at: folder.databasePath, syncs: syncs)
+        try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        // The log as `install` opens it: read-only.
+        let descriptor = open(folder.databasePath + "-wal", O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(fw_start_writeback(descriptor) == 0)
+        #expect(fw_start_writeback(-1) == EBADF)
     }
 
     @Test func aSyncDuringACommitUnderWayDoesNotPassIt() throws {
