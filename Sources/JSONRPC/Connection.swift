@@ -33,6 +33,7 @@ public final class Connection {
     private var methods: [String: (MethodHandler, MethodDescription?)] = [:]
     private var notificationHandlers: [String: @MainActor (Request) -> Void] = [:]
     private var inFlight: [RequestID: Task<Void, Never>] = [:] {
+        // Without `oldValue`: an observer that reads it makes every change copy the dictionary first.
         didSet { inFlightNow.store(inFlight.count, ordering: .relaxed) }
     }
     private nonisolated let inFlightNow = Atomic<Int>(0)

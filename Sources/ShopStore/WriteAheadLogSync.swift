@@ -56,6 +56,8 @@ public final class WriteAheadLogSync: Sendable {
     private let logDescriptor = Atomic<Int32>(-1)
     /// Whether a commit started the log's writeback since the last sync (``startWritebackAfterCommits(when:)``).
     private let writebackStarted = Atomic<Bool>(false)
+    /// Whether a failed writeback was logged (once per process: it fails alike every time).
+    private let writebackFailureLogged = Atomic<Bool>(false)
     /// When a commit starts the log's writeback; nil: never. Set once, read at every commit without a lock.
     private let writebackCondition = AtomicLazyReference<WritebackCondition>()
 
@@ -135,11 +137,16 @@ public final class WriteAheadLogSync: Sendable {
     /// finds the pages written, and waits only for the device's flush: the disk's work overlaps the server's,
     /// where a commit at `synchronous = FULL` syncs before anything follows it.
     ///
-    /// The server's condition: the commit answers the only request in flight. When more are (a client that sends
-    /// many at once, 50 checkouts in one write), more commits follow before the sync, and a writeback started at
-    /// the first would split the log's writes into more, smaller ones for the sync to wait for (3–6 % fewer
-    /// checkouts a second here when each is sent with its add, or 50 at once). It changes no guarantee: nothing
-    /// counts as synced before ``pass()``'s `fdatasync` returns, and a failed writeback is that sync's to report.
+    /// The server's condition: exactly one request is in flight (the one the commit answers, nearly always). When
+    /// more are (a client that sends many at once, 50 checkouts in one write), more commits follow before the sync,
+    /// and a writeback started at the first would split the log's writes into more, smaller ones for the sync to
+    /// wait for (3–6 % fewer checkouts a second here when each is sent with its add, or 50 at once). When none is,
+    /// the commit is a background one (the analytics writer's) that no output waits for: a writeback it started
+    /// would stand until the next sync, and the next request's commit would start none. A commit for which
+    /// `condition` does not hold leaves the next one free to start it.
+    ///
+    /// It changes no guarantee: nothing counts as synced before ``pass()``'s `fdatasync` returns, and a failed
+    /// writeback is that sync's to report (the first failure is logged: a system without `sync_file_range`).
     /// Only the first call takes effect.
     /// - Parameter condition: asked on the committing thread, just after the commit; must be cheap.
     public func startWritebackAfterCommits(when condition: @escaping @Sendable () -> Bool) {
@@ -147,8 +154,9 @@ public final class WriteAheadLogSync: Sendable {
     }
 
     /// The condition of ``startWritebackAfterCommits(when:)``, in a class. Kept as a bare closure in a `Mutex` and
-    /// read with `withLock { $0 }`, it came back wrapped in one more reabstraction thunk at every read, each one
-    /// allocated: callgrind found a chain of ~200 thunks per call after 300 commits, growing for the process's life.
+    /// read with `withLock { $0 }`, each read wrote the closure back into the `Mutex` wrapped in another pair of
+    /// reabstraction thunks (two allocations): callgrind found calls ~200 thunks deep after 300 commits, and
+    /// unbounded it ends in a stack overflow (swiftlang/swift#91348; a fix is proposed in swiftlang/swift#91770).
     private final class WritebackCondition: Sendable {
         let holds: @Sendable () -> Bool
         init(holds: @escaping @Sendable () -> Bool) { self.holds = holds }
@@ -161,7 +169,13 @@ public final class WriteAheadLogSync: Sendable {
             !writebackStarted.exchange(true, ordering: .acquiringAndReleasing)
         else { return }
         let descriptor = logDescriptor.load(ordering: .acquiring)
-        if descriptor >= 0 { _ = writeback(descriptor) }
+        guard descriptor >= 0 else { return }
+        let error = writeback(descriptor)
+        if error != 0, !writebackFailureLogged.exchange(true, ordering: .acquiringAndReleasing) {
+            logger.notice(
+                "could not start the log's writeback; its syncs do all the writing",
+                metadata: ["errno": "\(error)", "error": "\(String(cString: strerror(error)))"])
+        }
     }
 
     /// Logs why and ends the process at once, writing nothing more (no acknowledgement of what was held).

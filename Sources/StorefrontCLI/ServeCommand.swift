@@ -109,10 +109,12 @@ struct ServeCommand: ParsableCommand {
             let assembly = ServerAssembly(
                 services: services, clock: clock, makeGuestId: { SecureRandom.identifier() }, outbox: outbox, logger: logger,
                 simulation: marketSimulation, taskExecutor: MainQueueTaskExecutor.shared)
-            // A commit that answers the only request in flight starts its log pages for the disk at once: the
-            // answer's and the patches' work then overlaps the disk's, and the sync before they leave finds the
-            // pages written.
-            database.startWritebackAfterCommits(when: { [connection = assembly.connection] in connection.requestsInFlight <= 1 })
+            // A commit made while exactly one request is in flight (the one it answers, nearly always) starts its log
+            // pages for the disk at once: the answer's and the patches' work then overlaps the disk's, and the sync
+            // before they leave finds the pages written. Not with none in flight: a background commit (the analytics
+            // writer's, a second after an add) would take the one writeback before the next sync, which only comes
+            // once there is output to let go, and the next add's commit would start none.
+            database.startWritebackAfterCommits(when: { [connection = assembly.connection] in connection.requestsInFlight == 1 })
             logger.info("serving", metadata: database.logMetadata)
             let transport = StdioTransport(
                 input: STDIN_FILENO, output: wire, configuration: transportConfiguration, logger: logger)
