@@ -9,38 +9,26 @@ import Testing
 /// ``WriteAheadLogSync``: the writer commits without syncing, every commit (whatever wrote it) takes a
 /// generation before another connection can read it, and `pass` syncs the log SQLite writes once for all of them.
 @Suite struct WriteAheadLogSyncTests {
-    /// The descriptors a stand-in syncer was asked to sync.
+    /// The descriptors a stand-in syncer (or writeback) was asked to sync.
     final class Syncs: Sendable {
         let descriptors = Mutex<[Int32]>([])
         func withLock<T>(_ body: (inout [Int32]) -> T) -> T { descriptors.withLock { body(&$0) } }
-    }
 
-    /// A pool on a new file at `path` whose writer commits through a sync that records what it is asked to sync.
-    static func pool(at path: String, syncs: Syncs) throws -> (DatabasePool, WriteAheadLogSync) {
-        let pool = try DatabasePool(path: path)
-        let sync = WriteAheadLogSync(syncer: { descriptor in
-            syncs.withLock { $0.append(descriptor) }
-            return 0
-        })
-        try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "CREATE TABLE t (x INTEGER)")
-            try sync.install(on: db)
+        /// A stand-in that records each descriptor it is given and succeeds.
+        var recorder: WriteAheadLogSync.Syncer {
+            { descriptor in
+                self.withLock { $0.append(descriptor) }
+                return 0
+            }
         }
-        return (pool, sync)
     }
 
-    /// A pool as ``pool(at:syncs:)`` makes, whose log's writebacks are recorded in `writebacks` instead of started.
-    static func pool(at path: String, syncs: Syncs, writebacks: Syncs) throws -> (DatabasePool, WriteAheadLogSync) {
+    /// A pool on a new file at `path` whose writer commits through a sync that records what it is asked to sync, and,
+    /// given `writebacks`, records the writebacks of its log there instead of starting them.
+    static func pool(at path: String, syncs: Syncs, writebacks: Syncs? = nil) throws -> (DatabasePool, WriteAheadLogSync) {
         let pool = try DatabasePool(path: path)
-        let sync = WriteAheadLogSync(
-            syncer: { descriptor in
-                syncs.withLock { $0.append(descriptor) }
-                return 0
-            },
-            writeback: { descriptor in
-                writebacks.withLock { $0.append(descriptor) }
-                return 0
-            })
+        let started: WriteAheadLogSync.Writeback = { fw_start_writeback($0) }
+        let sync = WriteAheadLogSync(syncer: syncs.recorder, writeback: writebacks?.recorder ?? started)
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "CREATE TABLE t (x INTEGER)")
             try sync.install(on: db)
