@@ -49,10 +49,10 @@ public final class WriteAheadLogSync: Sendable {
     /// The generation of the commit under way on another thread (counted, its pages perhaps not yet written),
     /// 0 when none is: a sync meanwhile may miss its pages, so it does not count as passing it.
     private let committing = Atomic<UInt64>(0)
-    /// The log's path and descriptor, opened by ``install(on:)``; held while syncing, so that syncs do not
-    /// overlap.
-    private let log = Mutex<(path: String, descriptor: Int32)>(("", -1))
-    /// The log's descriptor as the WAL hook reads it, without waiting for a sync that holds ``log``.
+    /// The log's path, set by ``install(on:)``; held while syncing, so that syncs do not overlap.
+    private let logPath = Mutex<String>("")
+    /// The log's descriptor, opened by ``install(on:)`` (replaced under ``logPath``'s lock); read without it by the
+    /// WAL hook, which must not wait for a sync.
     private let logDescriptor = Atomic<Int32>(-1)
     /// Whether a commit started the log's writeback since the last sync (``startWritebackAfterCommits(when:)``).
     private let writebackStarted = Atomic<Bool>(false)
@@ -120,13 +120,14 @@ public final class WriteAheadLogSync: Sendable {
         let underWay = committing.load(ordering: .acquiring)
         let target = underWay == 0 ? all : min(all, underWay - 1)
         guard target > synced.load(ordering: .acquiring) else { return }
-        log.withLock { log in
+        logPath.withLock { path in
             // Another thread's sync, which this one waited for, may have covered it.
             guard target > synced.load(ordering: .acquiring) else { return }
             // Cleared first: a commit during the sync starts the next writeback, which the sync may not cover.
             writebackStarted.store(false, ordering: .releasing)
-            let error = log.descriptor < 0 ? EBADF : syncer(log.descriptor)
-            if error != 0 { Self.exit(logger, "could not sync the database's log", path: log.path, errno: error) }
+            let descriptor = logDescriptor.load(ordering: .acquiring)
+            let error = descriptor < 0 ? EBADF : syncer(descriptor)
+            if error != 0 { Self.exit(logger, "could not sync the database's log", path: path, errno: error) }
             synced.store(target, ordering: .releasing)
         }
     }
@@ -202,10 +203,10 @@ public final class WriteAheadLogSync: Sendable {
         guard descriptor >= 0 else {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot open the log \(path): errno \(errno)")
         }
-        log.withLock { log in
-            if log.descriptor >= 0 { close(log.descriptor) }
-            log = (path, descriptor)
-            logDescriptor.store(descriptor, ordering: .releasing)
+        logPath.withLock { logPath in
+            let old = logDescriptor.exchange(descriptor, ordering: .acquiringAndReleasing)
+            if old >= 0 { close(old) }
+            logPath = path
         }
         let pages = try Int32.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 1000
         // The hook's context, kept for the connection's life (one per database opened this way, and this sync
