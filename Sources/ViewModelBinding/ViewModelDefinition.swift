@@ -61,26 +61,51 @@ public struct ViewModelDefinition<Environment>: Sendable {
     }
 }
 
-/// A state read because it changed: its JSON form, and the patch to it from the form read before when the
-/// state type made that patch itself (``JSONPatchDiffable``; nil: the caller diffs the two forms).
-struct ChangedState {
-    let json: JSONValue
-    let patch: JSONPatch?
+/// The patch of one change of a state, from the form the client has to the new one: made once, and sent
+/// by every ViewModel of the connection that made the same change (two screens of one cart), serialised
+/// once for all of them.
+@MainActor
+final class StatePatch {
+    /// The operations.
+    let patch: JSONPatch
+    private var serialized: [UInt8]?
+
+    init(_ patch: JSONPatch) {
+        self.patch = patch
+    }
+
+    /// The patch as JSON text (an array of operations), written on first use.
+    var bytes: [UInt8] {
+        if let serialized { return serialized }
+        var bytes: [UInt8] = []
+        patch.serialize(into: &bytes)
+        serialized = bytes
+        return bytes
+    }
 }
 
-/// A type-erased open ViewModel.
+/// A type-erased open ViewModel, with the state its client has: the state read last, and its JSON form.
+///
+/// The form is built when something needs it (a snapshot, a diff of two forms), not at every change: a state
+/// type that makes its own patch (``JSONPatchDiffable``: the cart) goes from state to state without one.
 @MainActor
 final class OpenScreen {
     let object: AnyObject
-    /// Reads the state snapshot and encodes it, unless it is equal to the one read last (when the state
-    /// type is `Equatable`): nil then. A change somewhere else in the shop marks every ViewModel that
-    /// read the changed property, though most of them show the same as before; comparing the snapshot
-    /// values is much cheaper than encoding one and diffing the result. A state that did change is, in
-    /// order of preference: taken from another ViewModel of the connection that has just encoded an equal
-    /// state (a second cart screen showing the same cart; `shared`); patched from `current`, the form of the
-    /// state read last, when its type makes its own patch (``JSONPatchDiffable``: the cart); or encoded,
-    /// reusing the encodings of the array elements (cart lines, listed products) that did not change.
-    let readChangedState: @MainActor (_ shared: SharedEncodings, _ current: JSONValue) throws -> ChangedState?
+    /// Reads the state and returns the patch from the state read last, or nil when the two are equal (when
+    /// the state type is `Equatable`). A change somewhere else in the shop marks every ViewModel that read
+    /// the changed property, though most of them show the same as before; comparing the snapshot values is
+    /// much cheaper than encoding one and diffing the result. The patch of a state that did change is, in
+    /// order of preference: the one another ViewModel of the connection made for the same change (a second
+    /// cart screen showing the same cart; `shared`); the state type's own (``JSONPatchDiffable``: the cart),
+    /// which builds no form; or the diff of the two forms, the new one encoded reusing the encodings of the
+    /// array elements (cart lines, listed products) that did not change, or taken from another ViewModel
+    /// that has just encoded an equal state. The first read's patch replaces the whole (`null` before it).
+    let readChangedState: @MainActor (_ shared: SharedEncodings) throws -> StatePatch?
+    /// The JSON form of the state read last (`null` before the first read): kept when it was built, else
+    /// encoded now and kept until the next change.
+    let form: @MainActor () throws -> JSONValue
+    /// Whether the form of the state read last is built (for tests).
+    let holdsForm: @MainActor () -> Bool
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
 
@@ -89,28 +114,53 @@ final class OpenScreen {
         object = model
         let equal = Self.equality(of: Model.State.self)
         let typedPatch = Self.typedPatch(of: Model.State.self)
+        // The state read last, and its form when built (nil: not built since that read).
         var last: Model.State?
+        var lastForm: JSONValue?
         let memo = EncodingMemo()
-        readChangedState = { shared, current in
+        let form: @MainActor () throws -> JSONValue = {
+            if let lastForm { return lastForm }
+            guard let last else { return .null }
+            let encoded = try encoder.encode(last, reusing: memo)
+            lastForm = encoded
+            return encoded
+        }
+        self.form = form
+        holdsForm = { lastForm != nil }
+        readChangedState = { shared in
             let state = model.state
-            guard let equal else { return ChangedState(json: try encoder.encode(state, reusing: memo), patch: nil) }
-            if let last, equal(last, state) { return nil }
-            let changed: ChangedState
-            if let encoded = shared.encoding(of: state, equal: equal) {
-                changed = ChangedState(json: encoded, patch: nil)
-            } else if let last, let typedPatch, let patch = typedPatch(last, state), let patched = try? patch.apply(to: current) {
-                // `current` is the form of `last`: the host keeps every form read, or an equal one. Debug builds
-                // (the tests) check the patched form against the encoded one.
-                assert((try? encoder.encode(state)) == patched, "\(Model.State.self)'s own patch gave another form than its encoding")
-                shared.keep(state, patched)
-                changed = ChangedState(json: patched, patch: patch)
-            } else {
+            guard let equal else {
                 let encoded = try encoder.encode(state, reusing: memo)
-                shared.keep(state, encoded)
-                changed = ChangedState(json: encoded, patch: nil)
+                let patch = StatePatch(JSONPatch.diff(from: try form(), to: encoded))
+                (last, lastForm) = (state, encoded)
+                return patch
             }
-            last = state
-            return changed
+            guard let previous = last else {
+                let encoded = try shared.encoding(of: state, equal: equal) ?? encoder.encode(state, reusing: memo)
+                shared.keep(from: nil, to: state, form: encoded, patch: nil)
+                (last, lastForm) = (state, encoded)
+                return StatePatch(JSONPatch([.replace(path: .root, value: encoded)]))
+            }
+            if equal(previous, state) { return nil }
+            if let made = shared.patch(from: previous, to: state, equal: equal) {
+                (last, lastForm) = (state, made.form)
+                return made.patch
+            }
+            if let typedPatch, let patch = typedPatch(previous, state) {
+                // Debug builds (the tests) check the patch against the two encoded forms.
+                assert((try? patch.apply(to: encoder.encode(previous))) == (try? encoder.encode(state)),
+                       "\(Model.State.self)'s own patch gave another form than its encoding")
+                let made = StatePatch(patch)
+                shared.keep(from: previous, to: state, form: nil, patch: made)
+                (last, lastForm) = (state, nil)
+                return made
+            }
+            let old = try form()
+            let encoded = try shared.encoding(of: state, equal: equal) ?? encoder.encode(state, reusing: memo)
+            let made = StatePatch(JSONPatch.diff(from: old, to: encoded))
+            shared.keep(from: previous, to: state, form: encoded, patch: made)
+            (last, lastForm) = (state, encoded)
+            return made
         }
         appear = { model.appear() }
         close = { model.close() }
@@ -135,31 +185,45 @@ final class OpenScreen {
     }
 }
 
-/// The state of each state type that a connection's ViewModels encoded last, so that another ViewModel
-/// showing an equal state takes that encoding instead of encoding it again (two screens of one cart:
-/// comparing the two states costs a fraction of encoding one, as their values share storage).
+/// The last state of each state type that a connection's ViewModels read, with its form when it was built and
+/// the patch from the state before it: another ViewModel showing an equal state takes that form instead of
+/// encoding it again, and one making the same change takes that patch (two screens of one cart: comparing
+/// two states costs a fraction of encoding or diffing one, as their values share storage).
 @MainActor
 final class SharedEncodings {
-    /// One state type's last encoding.
+    /// One state type's last read.
     private final class Kept<State> {
-        let state: State
-        let encoded: JSONValue
-        init(_ state: State, _ encoded: JSONValue) {
-            self.state = state
-            self.encoded = encoded
+        let old: State?
+        let new: State
+        let form: JSONValue?
+        let patch: StatePatch?
+        init(old: State?, new: State, form: JSONValue?, patch: StatePatch?) {
+            (self.old, self.new, self.form, self.patch) = (old, new, form, patch)
         }
     }
 
     private var kept: [ObjectIdentifier: AnyObject] = [:]
 
-    /// The encoding of a state equal to `state`, if it is the last one of its type encoded.
+    /// The form of a state equal to `state`, if it is the last one of its type read and its form was built.
     func encoding<State>(of state: State, equal: (State, State) -> Bool) -> JSONValue? {
-        guard let kept = kept[ObjectIdentifier(State.self)] as? Kept<State>, equal(kept.state, state) else { return nil }
-        return kept.encoded
+        guard let kept = kept[ObjectIdentifier(State.self)] as? Kept<State>, let form = kept.form, equal(kept.new, state) else {
+            return nil
+        }
+        return form
     }
 
-    /// Keeps `encoded`, the encoding of `state`, as its type's last.
-    func keep<State>(_ state: State, _ encoded: JSONValue) {
-        kept[ObjectIdentifier(State.self)] = Kept(state, encoded)
+    /// The patch made for the change from `old` to `new`, if it is the last change of its type read, with the
+    /// new state's form when it was built.
+    func patch<State>(from old: State, to new: State, equal: (State, State) -> Bool) -> (patch: StatePatch, form: JSONValue?)? {
+        guard let kept = kept[ObjectIdentifier(State.self)] as? Kept<State>, let patch = kept.patch, let keptOld = kept.old,
+              equal(kept.new, new), equal(keptOld, old)
+        else { return nil }
+        return (patch, kept.form)
+    }
+
+    /// Keeps a read of `new` (after `old`, nil for a first read) as its type's last, with its form when built and
+    /// the patch from `old`'s.
+    func keep<State>(from old: State?, to new: State, form: JSONValue?, patch: StatePatch?) {
+        kept[ObjectIdentifier(State.self)] = Kept(old: old, new: new, form: form, patch: patch)
     }
 }

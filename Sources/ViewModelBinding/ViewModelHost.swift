@@ -55,7 +55,6 @@ public final class ViewModelHost<Environment> {
         let definition: ViewModelDefinition<Environment>
         let screen: OpenScreen
         var version = 1
-        var state: JSONValue = .null
 
         init(number: Int, definition: ViewModelDefinition<Environment>, screen: OpenScreen) {
             self.number = number
@@ -86,6 +85,12 @@ public final class ViewModelHost<Environment> {
         screens[handle]?.screen.object
     }
 
+    /// Whether an open ViewModel holds the JSON form of the state its client has, or would build it when asked
+    /// (for tests: a state type that makes its own patch changes without building one).
+    func holdsForm(_ handle: String) -> Bool? {
+        screens[handle]?.screen.holdsForm()
+    }
+
     /// Handles of the open ViewModels.
     public var openHandles: [String] { screens.keys.sorted(by: Self.handleOrder) }
 
@@ -107,7 +112,7 @@ public final class ViewModelHost<Environment> {
         connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediate { [unowned self] request in
             let entry = try self.entry(for: request, type: nil)
             self.flushDirty(force: true)
-            return self.snapshot(of: entry)
+            return try self.snapshot(of: entry)
         })
         for definition in contract.definitions {
             for action in definition.actions {
@@ -227,13 +232,15 @@ public final class ViewModelHost<Environment> {
         let entry = Entry(number: nextHandle, definition: definition, screen: screen)
         nextHandle += 1
         screen.appear()
-        entry.state = try observeState(of: entry)?.json ?? .null
+        _ = try observeState(of: entry)
         screens[entry.handle] = entry
-        return snapshot(of: entry)
+        return try snapshot(of: entry)
     }
 
-    private func snapshot(of entry: Entry) -> JSONValue {
-        ["viewModel": .string(entry.handle), "version": .integer(Int64(entry.version)), "state": entry.state]
+    /// The state the client has of `entry` (its form built now if the changes since it was last built were
+    /// sent as the state type's own patches), with its version and handle.
+    private func snapshot(of entry: Entry) throws -> JSONValue {
+        ["viewModel": .string(entry.handle), "version": .integer(Int64(entry.version)), "state": try entry.screen.form()]
     }
 
     private func entry(for request: Request, type: String?) throws -> Entry {
@@ -250,13 +257,13 @@ public final class ViewModelHost<Environment> {
 
     // MARK: State stream
 
-    /// Reads the state and arranges to hear of its next change; nil when the state is equal to the one
-    /// read last (then it is not encoded again).
-    private func observeState(of entry: Entry) throws -> ChangedState? {
-        var result: Result<ChangedState?, any Error> = .success(nil)
+    /// Reads the state and arranges to hear of its next change; returns the patch from the state read last,
+    /// or nil when the two are equal (then nothing is encoded).
+    private func observeState(of entry: Entry) throws -> StatePatch? {
+        var result: Result<StatePatch?, any Error> = .success(nil)
         let executor = connection.taskExecutor
         withObservationTracking {
-            result = Result { try entry.screen.readChangedState(sharedEncodings, entry.state) }
+            result = Result { try entry.screen.readChangedState(sharedEncodings) }
         } onChange: { [weak self, dirty, weak entry, executor, weak connection] in
             // Called once, before the first change, on the thread that makes it. The flag is set at
             // once, so an action finishing later flushes it before answering. Later changes fire no
@@ -293,42 +300,36 @@ public final class ViewModelHost<Environment> {
     /// - Parameter force: send even while the output is congested.
     public func flushDirty(force: Bool = false) {
         guard force || !connection.outbox.shouldHoldBack() else { return }
-        // The last patch made: a ViewModel of the same type going from the same state to the same state
-        // (sharing storage with them, so comparing is immediate) sends the same patch, serialised once.
-        var lastPatch: (type: String, old: JSONValue, new: JSONValue, patch: JSONPatch, bytes: [UInt8])?
         for entry in dirty.take() {
             // A ViewModel closed since its change is gone.
             guard let open = screens[entry.handle], open === entry else { continue }
             let handle = entry.handle
-            let read: ChangedState?
+            let read: StatePatch?
             do {
                 read = try observeState(of: entry)
             } catch {
                 logger.error("could not encode a ViewModel's state", metadata: ["viewModel": "\(handle)", "error": "\(error)"])
                 continue
             }
-            guard let read else { continue }
-            let newState = read.json
-            let patch: JSONPatch
-            let patchBytes: [UInt8]
-            if read.patch == nil, let last = lastPatch, last.type == entry.definition.type, last.new == newState, last.old == entry.state {
-                patch = last.patch
-                patchBytes = last.bytes
-            } else {
-                // The state type's own patch (the cart), or the diff of the two forms.
-                patch = read.patch ?? JSONPatch.diff(from: entry.state, to: newState)
-                var bytes: [UInt8] = []
-                if updateMode == .patch, !patch.isEmpty { patch.serialize(into: &bytes) }
-                patchBytes = bytes
-                lastPatch = (entry.definition.type, entry.state, newState, patch, bytes)
+            // Equal states, or forms: the client has this state already.
+            guard let read, !read.patch.isEmpty else { continue }
+            // Sent whole to a client that asked for snapshots: the form is built (the patch may not have).
+            var state: JSONValue?
+            if updateMode == .snapshot {
+                do {
+                    state = try entry.screen.form()
+                } catch {
+                    logger.error("could not encode a ViewModel's state", metadata: ["viewModel": "\(handle)", "error": "\(error)"])
+                    continue
+                }
             }
-            guard !patch.isEmpty else { continue }
-            entry.state = newState
             entry.version += 1
             let version = Int64(entry.version)
             switch updateMode {
             case .patch:
-                // Written straight from the patch (members in key order, as every message is written).
+                // Written straight from the patch (members in key order, as every message is written); a patch
+                // another ViewModel sent in this flush is serialised already.
+                let patchBytes = read.bytes
                 connection.notify("viewModel/changed") { buffer in
                     buffer.append(contentsOf: #"{"patch":"#.utf8)
                     buffer.append(contentsOf: patchBytes)
@@ -341,7 +342,7 @@ public final class ViewModelHost<Environment> {
             case .snapshot:
                 connection.notify(
                     "viewModel/changed",
-                    params: ["viewModel": .string(handle), "version": .integer(version), "state": newState])
+                    params: ["viewModel": .string(handle), "version": .integer(version), "state": state ?? .null])
             }
         }
     }
