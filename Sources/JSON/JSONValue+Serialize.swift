@@ -62,8 +62,22 @@ extension JSONValue {
     private static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
         if value >= 0 && value < 10 {
             buffer.append(UInt8(ascii: "0") + UInt8(value))
-        } else {
-            buffer.append(contentsOf: String(value).utf8)
+            return
+        }
+        // The digits from the last, into 20 bytes of stack (Int64.min has 19 and its sign): no String made.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

@@ -78,6 +78,8 @@ final class StatePatch {
     var bytes: [UInt8] {
         if let serialized { return serialized }
         var bytes: [UInt8] = []
+        // A cart change's patch is ~150 bytes: one allocation, not one per doubling from empty.
+        bytes.reserveCapacity(256)
         patch.serialize(into: &bytes)
         serialized = bytes
         return bytes
