@@ -20,7 +20,7 @@ public struct Cart: Codable, Equatable, Sendable {
     public static let empty = Cart(lines: [], tax: .zero, revision: 0)
 
     /// The sum of the line totals.
-    public var subtotal: Money { lines.map(\.lineTotal).sum() }
+    public var subtotal: Money { lines.reduce(.zero) { $0 + $1.lineTotal } }
     /// `subtotal + tax`.
     public var total: Money { subtotal + tax }
     /// The number of units across all lines.

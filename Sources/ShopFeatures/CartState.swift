@@ -79,7 +79,8 @@ extension CartTotals {
         itemCount = cart.itemCount
         subtotal = cart.subtotal
         tax = cart.tax
-        total = cart.total
+        // The cart's `total` sums its lines again.
+        total = subtotal + tax
     }
 }
 
