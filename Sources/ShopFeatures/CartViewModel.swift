@@ -19,7 +19,17 @@ public final class CartViewModel {
     /// and observation costs per property read and per property tracked (each a key path hashed several
     /// times per change), so the cart's six properties are one. A change to any of them marks the
     /// screen changed, which is what the binding needs.
-    private var shown = Shown()
+    private var shown = Shown() {
+        didSet { stateDidChange?() }
+    }
+
+    /// Called after each change of what ``state`` reads (the shown properties, and the session's capped lines):
+    /// set by a binding that sends the state when it changes, instead of observing the state's reads (which
+    /// Observation registers again after every change: for a cart screen, as costly as its patch).
+    @ObservationIgnored public var stateDidChange: (@MainActor () -> Void)?
+    /// Whether a change of the session's capped lines will be reported; armed again by the first read of
+    /// ``state`` after one.
+    @ObservationIgnored private var watchingCappedLines = false
 
     /// The stored form of the shown properties.
     private struct Shown {
@@ -110,13 +120,27 @@ public final class CartViewModel {
     /// Reads the observed values once each (``shown`` and the session's capped lines): every read is
     /// recorded by the binding's observation tracking, which hashes a key path each time.
     public var state: CartState {
-        let shown = shown, capped = session.cappedLines
+        let shown = shown, capped = watchedCappedLines()
         return CartState(
             phase: shown.phase.name, error: shown.phase.error ?? shown.actionError,
             lines: (shown.cart?.lines ?? []).map(CartLineSnapshot.init), totals: CartTotals(shown.cart ?? .empty),
             checkoutPhase: shown.checkoutPhase.name, checkoutError: shown.checkoutPhase.error,
             lastOrder: shown.lastOrder.map(OrderSnapshot.init),
             notices: capped.isEmpty ? shown.notices : shown.notices + capped.map(CartNotice.init(capped:)))
+    }
+
+    /// The session's capped lines, watched until they change: their change is reported as one of the state's
+    /// (Observation calls back once, before the change; the state is read after it).
+    private func watchedCappedLines() -> [CappedLine] {
+        guard !watchingCappedLines else { return session.cappedLines }
+        watchingCappedLines = true
+        return withObservationTracking { session.cappedLines } onChange: { [weak self] in
+            // On the main actor: the session changes there.
+            MainActor.assumeIsolated {
+                self?.watchingCappedLines = false
+                self?.stateDidChange?()
+            }
+        }
     }
 
     // MARK: Lifecycle

@@ -4,7 +4,8 @@
 public protocol ScreenViewModel: AnyObject {
     /// The whole state a front end sees.
     associatedtype State: Encodable
-    /// The current snapshot. Reading it inside `withObservationTracking` must track everything it uses.
+    /// The current snapshot. Reading it inside `withObservationTracking` must track everything it uses (unless
+    /// the ViewModel reports its changes: ``StateChangeReporting``).
     var state: State { get }
     /// The screen appeared: start the initial load (returns at once).
     func appear()

@@ -110,8 +110,19 @@ final class OpenScreen {
     let holdsForm: @MainActor () -> Bool
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
+    /// Whether the ViewModel reports its changes (``StateChangeReporting``): its reads need not be observed.
+    let reportsChanges: Bool
+    /// Gives a reporting ViewModel the handler of its reports (does nothing for another).
+    let reportChanges: @MainActor (_ handler: @escaping @MainActor () -> Void) -> Void
 
     init<Model: ScreenViewModel>(_ model: Model) {
+        if let reporting = model as? any StateChangeReporting {
+            reportsChanges = true
+            reportChanges = { reporting.stateDidChange = $0 }
+        } else {
+            reportsChanges = false
+            reportChanges = { _ in }
+        }
         let encoder = JSONValueEncoder()
         object = model
         let equal = Self.equality(of: Model.State.self)

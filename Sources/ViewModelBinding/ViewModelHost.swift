@@ -9,8 +9,9 @@ import Synchronization
 /// Puts ViewModels on the wire: `viewModel/open`, `viewModel/close`, `viewModel/get`, one method per
 /// action, and the `viewModel/changed` stream of versioned patches.
 ///
-/// Each open ViewModel's state is read under `withObservationTracking`; a change marks it dirty, and one
-/// flush sends every dirty ViewModel's changes since its last notification as one notification. The flush
+/// Each open ViewModel's state is read under `withObservationTracking` (or, for one that reports its
+/// changes itself, ``StateChangeReporting``, as it is); a change marks it dirty, and one flush sends every
+/// dirty ViewModel's changes since its last notification as one notification. The flush
 /// comes when the connection's loop would wait (``JSONRPC/Connection/beforeWaiting``, the server's stdio
 /// loop), else as a main-actor job queued at the first change. Before an action or `viewModel/get` answers,
 /// every dirty ViewModel is flushed, so the notifications an action caused are written before its response.
@@ -55,6 +56,11 @@ public final class ViewModelHost<Environment> {
         let definition: ViewModelDefinition<Environment>
         let screen: OpenScreen
         var version = 1
+        #if DEBUG
+        /// Whether Observation saw a change of what the state reads since the last read, and whether the
+        /// ViewModel reported one (``StateChangeReporting``; checked at the next read).
+        nonisolated let reports = Mutex((observed: false, reported: false))
+        #endif
 
         init(number: Int, definition: ViewModelDefinition<Environment>, screen: OpenScreen) {
             self.number = number
@@ -233,6 +239,18 @@ public final class ViewModelHost<Environment> {
         nextHandle += 1
         screen.appear()
         _ = try observeState(of: entry)
+        // From its first read on (what changed before it, in `appear`, is in it).
+        if screen.reportsChanges {
+            let handler = changeHandler(for: entry)
+            #if DEBUG
+            screen.reportChanges { [weak entry] in
+                entry?.reports.withLock { $0.reported = true }
+                handler()
+            }
+            #else
+            screen.reportChanges(handler)
+            #endif
+        }
         screens[entry.handle] = entry
         return try snapshot(of: entry)
     }
@@ -259,17 +277,48 @@ public final class ViewModelHost<Environment> {
 
     /// Reads the state and arranges to hear of its next change; returns the patch from the state read last,
     /// or nil when the two are equal (then nothing is encoded).
+    ///
+    /// A ViewModel that reports its changes (``StateChangeReporting``) is read as it is: it was told at its
+    /// open to call ``changeHandler(for:)``'s handler. Debug builds observe its reads too, and check that
+    /// every change observed was reported.
     private func observeState(of entry: Entry) throws -> StatePatch? {
+        if entry.screen.reportsChanges {
+            #if DEBUG
+            let unreported = entry.reports.withLock { reports in
+                defer { reports = (false, false) }
+                return reports.observed && !reports.reported
+            }
+            assert(!unreported, "a \(entry.definition.type) ViewModel changed what its state reads without reporting it")
+            var result: Result<StatePatch?, any Error> = .success(nil)
+            let handler = changeHandler(for: entry)
+            withObservationTracking {
+                result = Result { try entry.screen.readChangedState(sharedEncodings) }
+            } onChange: { [weak entry] in
+                entry?.reports.withLock { $0.observed = true }
+                handler()
+            }
+            return try result.get()
+            #else
+            return try entry.screen.readChangedState(sharedEncodings)
+            #endif
+        }
         var result: Result<StatePatch?, any Error> = .success(nil)
-        let executor = connection.taskExecutor
-        withObservationTracking {
+        withObservationTracking({
             result = Result { try entry.screen.readChangedState(sharedEncodings) }
-        } onChange: { [weak self, dirty, weak entry, executor, weak connection] in
-            // Called once, before the first change, on the thread that makes it. The flag is set at
-            // once, so an action finishing later flushes it before answering. Later changes fire no
-            // callback (the tracking is spent until the flush reads the state again), so the changes
-            // made until the flush become one notification. One flush serves all the ViewModels marked
-            // before it takes them (while the output is held back, the drain flushes them instead).
+        }, onChange: changeHandler(for: entry))
+        return try result.get()
+    }
+
+    /// What to do when `entry`'s state may have changed, called on the thread that changes it: Observation's
+    /// callback, once before the first change after a read, or a reporting ViewModel's report after each.
+    private func changeHandler(for entry: Entry) -> @Sendable () -> Void {
+        let executor = connection.taskExecutor
+        return { [weak self, dirty, weak entry, executor, weak connection] in
+            // The flag is set at once, so an action finishing later flushes it before answering. The changes
+            // made until the flush become one notification (Observation's tracking is spent until the flush
+            // reads the state again; later reports find the screen marked). One flush serves all the
+            // ViewModels marked before it takes them (while the output is held back, the drain flushes them
+            // instead).
             guard let entry, dirty.mark(entry) else { return }
             // Served by a loop that flushes before it waits (the server's): the flush comes once the main
             // thread has run what it queued, so an action whose work never waits (a checkout committed
@@ -287,7 +336,6 @@ public final class ViewModelHost<Environment> {
                 Task { @MainActor in self?.flushDirty() }
             }
         }
-        return try result.get()
     }
 
     /// Sends one `viewModel/changed` for each ViewModel that changed since its last notification.
