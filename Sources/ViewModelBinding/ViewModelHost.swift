@@ -38,37 +38,14 @@ public final class ViewModelHost<Environment> {
     private let logger: Logger
     private let contract: ProtocolContract<Environment>
     private var definitions: [String: ViewModelDefinition<Environment>] = [:]
-    private var screens: [String: Entry] = [:]
+    private var screens: [String: OpenViewModel] = [:]
     private var nextHandle = 1
     /// The ViewModels whose state changed since their last notification, marked by the observation
     /// callback on whatever thread makes the change, at once.
-    private nonisolated let dirty = DirtyList<Entry>()
+    private nonisolated let dirty = DirtyList<OpenViewModel>()
     private let admission = ActionAdmission()
     /// The last encoding of each state type, shared by ViewModels showing equal states.
     private let sharedEncodings = SharedEncodings()
-
-    /// One open ViewModel.
-    @MainActor
-    private final class Entry: DirtyEntry {
-        /// The number in the handle (`v7`: 7), which orders the notifications of one flush.
-        nonisolated let number: Int
-        let handle: String
-        let definition: ViewModelDefinition<Environment>
-        let screen: OpenScreen
-        var version = 1
-        #if DEBUG
-        /// Whether Observation saw a change of what the state reads since the last read, and whether the
-        /// ViewModel reported one (``StateChangeReporting``; checked at the next read).
-        nonisolated let reports = Mutex((observed: false, reported: false))
-        #endif
-
-        init(number: Int, definition: ViewModelDefinition<Environment>, screen: OpenScreen) {
-            self.number = number
-            self.handle = "v\(number)"
-            self.definition = definition
-            self.screen = screen
-        }
-    }
 
     /// A host serving the ViewModel types of `contract` on `connection`, made in `environment`. Call
     /// ``install()`` to register the methods.
@@ -235,7 +212,7 @@ public final class ViewModelHost<Environment> {
             }
             throw rpcError
         }
-        let entry = Entry(number: nextHandle, definition: definition, screen: screen)
+        let entry = OpenViewModel(number: nextHandle, type: definition.type, screen: screen)
         nextHandle += 1
         screen.appear()
         _ = try observeState(of: entry)
@@ -257,18 +234,18 @@ public final class ViewModelHost<Environment> {
 
     /// The state the client has of `entry` (its form built now if the changes since it was last built were
     /// sent as the state type's own patches), with its version and handle.
-    private func snapshot(of entry: Entry) throws -> JSONValue {
+    private func snapshot(of entry: OpenViewModel) throws -> JSONValue {
         ["viewModel": .string(entry.handle), "version": .integer(Int64(entry.version)), "state": try entry.screen.form()]
     }
 
-    private func entry(for request: Request, type: String?) throws -> Entry {
+    private func entry(for request: Request, type: String?) throws -> OpenViewModel {
         let handle = try HandleParams.handle(of: request)
         guard let entry = screens[handle] else {
             throw RPCError.invalidParams(parameter: "viewModel", reason: "no open ViewModel has the handle \"\(handle)\"")
         }
-        if let type, entry.definition.type != type {
+        if let type, entry.type != type {
             throw RPCError.invalidParams(
-                parameter: "viewModel", reason: "\"\(handle)\" is a \(entry.definition.type) ViewModel, not a \(type)")
+                parameter: "viewModel", reason: "\"\(handle)\" is a \(entry.type) ViewModel, not a \(type)")
         }
         return entry
     }
@@ -281,14 +258,14 @@ public final class ViewModelHost<Environment> {
     /// A ViewModel that reports its changes (``StateChangeReporting``) is read as it is: it was told at its
     /// open to call ``changeHandler(for:)``'s handler. Debug builds observe its reads too, and check that
     /// every change observed was reported.
-    private func observeState(of entry: Entry) throws -> StatePatch? {
+    private func observeState(of entry: OpenViewModel) throws -> StatePatch? {
         if entry.screen.reportsChanges {
             #if DEBUG
             let unreported = entry.reports.withLock { reports in
                 defer { reports = (false, false) }
                 return reports.observed && !reports.reported
             }
-            assert(!unreported, "a \(entry.definition.type) ViewModel changed what its state reads without reporting it")
+            assert(!unreported, "a \(entry.type) ViewModel changed what its state reads without reporting it")
             var result: Result<StatePatch?, any Error> = .success(nil)
             let handler = changeHandler(for: entry)
             withObservationTracking {
@@ -311,7 +288,7 @@ public final class ViewModelHost<Environment> {
 
     /// What to do when `entry`'s state may have changed, called on the thread that changes it: Observation's
     /// callback, once before the first change after a read, or a reporting ViewModel's report after each.
-    private func changeHandler(for entry: Entry) -> @Sendable () -> Void {
+    private func changeHandler(for entry: OpenViewModel) -> @Sendable () -> Void {
         let executor = connection.taskExecutor
         return { [weak self, dirty, weak entry, executor, weak connection] in
             // The flag is set at once, so an action finishing later flushes it before answering. The changes
@@ -418,6 +395,8 @@ final class DirtyList<Entry: DirtyEntry>: Sendable {
     /// - Returns: Whether it is the first mark since the marks were last taken (a flush is then due).
     func mark(_ entry: Entry) -> Bool {
         marked.withLock { marked in
+            // A reporting ViewModel reports each of a change's steps: marked once for them.
+            if marked.last === entry { return false }
             marked.append(entry)
             anyMarked.store(true, ordering: .releasing)
             return marked.count == 1
@@ -436,8 +415,8 @@ final class DirtyList<Entry: DirtyEntry>: Sendable {
         }
         guard taken.count > 1 else { return taken }
         taken.sort { $0.number < $1.number }
-        // A ViewModel marked twice (its tracking spent, then read and marked again before this flush) is
-        // next to itself now.
+        // A ViewModel marked twice (its tracking spent, then read and marked again before this flush, or
+        // reporting again after another's mark) is next to itself now.
         var kept = 1
         for index in 1..<taken.count where taken[index] !== taken[kept - 1] {
             taken.swapAt(kept, index)
@@ -452,6 +431,31 @@ final class DirtyList<Entry: DirtyEntry>: Sendable {
 protocol DirtyEntry: AnyObject, Sendable {
     /// Its handle's number, which orders the notifications of one flush.
     var number: Int { get }
+}
+
+/// One open ViewModel. Not nested in the host, which is generic: its type's metadata, asked for at each mark
+/// and flush, is then static, not looked up at run time.
+@MainActor
+private final class OpenViewModel: DirtyEntry {
+    /// The number in the handle (`v7`: 7), which orders the notifications of one flush.
+    nonisolated let number: Int
+    let handle: String
+    /// Its type's wire name (`cart`).
+    let type: String
+    let screen: OpenScreen
+    var version = 1
+    #if DEBUG
+    /// Whether Observation saw a change of what the state reads since the last read, and whether the
+    /// ViewModel reported one (``StateChangeReporting``; checked at the next read).
+    nonisolated let reports = Mutex((observed: false, reported: false))
+    #endif
+
+    init(number: Int, type: String, screen: OpenScreen) {
+        self.number = number
+        self.handle = "v\(number)"
+        self.type = type
+        self.screen = screen
+    }
 }
 
 /// `viewModel/open` params.
