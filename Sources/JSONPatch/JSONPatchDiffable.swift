@@ -7,11 +7,12 @@ import JSON
 /// The patch must be the one ``JSONPatch/diff(from:to:)`` makes from `old`'s form to `self`'s, operation for
 /// operation, so that clients see the same messages whichever path made them (conforming types test this on
 /// random pairs of values). A type returns nil for the changes it leaves to that diff (rare ones: it need not
-/// cover every change).
+/// cover every change). The ViewModel binding sends the patch as it is, without building either form (debug
+/// builds check it against both): a wrong patch would leave clients' mirrors apart from the state.
 ///
 /// ```swift
 /// if let patch = new.patch(from: old) {
-///     json = try patch.apply(to: json)   // the new form, without encoding the state
+///     send(patch)   // no form built, old or new
 /// }
 /// ```
 public protocol JSONPatchDiffable: JSONValueConvertible {

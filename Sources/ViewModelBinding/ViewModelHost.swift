@@ -338,7 +338,9 @@ public final class ViewModelHost<Environment> {
             }
             // Equal states, or forms: the client has this state already.
             guard let read, !read.patch.isEmpty else { continue }
-            // Sent whole to a client that asked for snapshots: the form is built (the patch may not have).
+            // Sent whole to a client that asked for snapshots: the form is built (the patch may not have). Only a
+            // state that made its own patch has none yet, and its form (`JSONValueConvertible`) cannot fail; a
+            // failure here would leave the client a version behind, with `viewModel/get` failing too.
             var state: JSONValue?
             if updateMode == .snapshot {
                 do {
