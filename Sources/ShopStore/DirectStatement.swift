@@ -80,7 +80,16 @@ struct DirectStatement {
             let code: Int32
             switch argument {
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
-            case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, SQLITE_TRANSIENT)
+            case .text(var value):
+                // From the string's own bytes (a `String` passed as `const char *` is first copied into a new
+                // C string), with their count: SQLite copies them (`SQLITE_TRANSIENT`).
+                code = value.withUTF8 { bytes in
+                    // An empty string has no bytes to point at, and a null pointer would bind NULL.
+                    guard let start = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT) }
+                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_TRANSIENT)
+                    }
+                }
             case .null: code = sqlite3_bind_null(handle, index)
             case .rowSet(let set): code = srs_bind_row_set(handle, index, set)
             }
