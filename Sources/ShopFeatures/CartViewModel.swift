@@ -130,7 +130,8 @@ public final class CartViewModel {
     }
 
     /// The session's capped lines, watched until they change: their change is reported as one of the state's
-    /// (Observation calls back once, before the change; the state is read after it).
+    /// (Observation calls back once, before the change; the state is read after it). A closed screen's watch
+    /// stays registered in the session until the lines next change (it holds the screen weakly).
     private func watchedCappedLines() -> [CappedLine] {
         guard !watchingCappedLines else { return session.cappedLines }
         watchingCappedLines = true

@@ -308,4 +308,67 @@ struct AccountsEndToEndTests {
         configuration.busyMode = .timeout(30)
         return try DatabaseQueue(path: path, configuration: configuration).read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
+
+    /// Right after an answer, before any `viewModel/get`: each mirror equals the server's state.
+    func expectMirrorsCurrent(_ client: MirroringClient, _ handles: [String], _ step: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let mirrors = handles.map { client.mirrors[$0] }
+        for (handle, mirror) in zip(handles, mirrors) {
+            let got = try client.get(handle)
+            #expect(mirror?.state == got.state && mirror?.version == got.version,
+                    "\(step): \(handle) mirror \(String(describing: mirror)) vs get \(got)", sourceLocation: sourceLocation)
+        }
+    }
+
+    func notices(_ client: MirroringClient, _ handle: String) -> Int? { client.mirrors[handle]?.state["notices"]?.arrayValue?.count }
+
+    /// The cart's notices of lines capped at sign-in (the session's, which the cart watches itself: the binding
+    /// does not observe its reads) reach every open cart with the answer of the action that changed them.
+    @Test func cappedNoticesFollowEveryActionOnEveryCart() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/shop.sqlite"
+        let (_, a) = try started(path)
+        let account = try a.signUp(email: "capped@example.com")
+        let stored = try StoredShop.read(path: path, owner: account.owner)
+        let product = try #require(stored.stock.keys.sorted().first { min(stored.stock[$0]!, stored.maxPerOrder[$0]!) >= 3 })
+        let other = try #require(stored.stock.keys.sorted().first { $0 != product && stored.stock[$0]! >= 2 })
+        let limit = Int64(min(stored.stock[product]!, stored.maxPerOrder[product]!))
+        let cartA = try loaded(a, "cart")
+        _ = try a.result("cart/add", ["viewModel": .string(cartA), "productId": .string(product), "quantity": .integer(limit - 1)])
+
+        // One session throughout (the first cart's watch is re-armed), two sign-ins.
+        let (_, b) = try started(path)
+        // Two carts share the session: one opened before the sign-ins, one after each.
+        let cart1 = try loaded(b, "cart")
+        for round in 0..<2 {
+            _ = try b.result("cart/add", ["viewModel": .string(cart1), "productId": .string(product), "quantity": 2])
+            let login = try b.open("login")
+            _ = try b.result("login/login", ["viewModel": .string(login), "email": "capped@example.com", "password": .string(MirroringClient.testPassword)])
+            try expectMirrorsCurrent(b, [cart1], "round \(round) after login")
+            #expect(notices(b, cart1) == 1)
+            let cart2 = try loaded(b, "cart")
+            #expect(notices(b, cart2) == 1)
+            try expectMirrorsCurrent(b, [cart1, cart2], "round \(round) second cart")
+
+            if round == 0 {
+                // Dismissed on the cart opened after the sign-in: the other cart's notice goes too.
+                _ = try b.result("cart/dismissNotices", ["viewModel": .string(cart2)])
+                let mirrors = [cart1, cart2].map { b.mirrors[$0]?.state["notices"] }
+                #expect(mirrors == [[], []], "notices right after dismissNotices: \(mirrors)")
+                try expectMirrorsCurrent(b, [cart1, cart2], "after dismissNotices")
+            } else {
+                // A change on the first cart clears the notice on both.
+                _ = try b.result("cart/add", ["viewModel": .string(cart1), "productId": .string(other), "quantity": 1])
+                let mirrors = [cart1, cart2].map { b.mirrors[$0]?.state["notices"] }
+                #expect(mirrors == [[], []], "notices right after a change: \(mirrors)")
+                try expectMirrorsCurrent(b, [cart1, cart2], "after a change")
+            }
+            // Back to a guest, the cart reset; signed in again elsewhere for the next round.
+            _ = try b.result("login/logout", ["viewModel": .string(login)])
+            try expectMirrorsCurrent(b, [cart1, cart2], "round \(round) after logout")
+            _ = try b.result("viewModel/close", ["viewModel": .string(cart2)])
+            _ = try b.result("ping")
+            _ = try a.result("cart/setQuantity", ["viewModel": .string(cartA), "productId": .string(product), "quantity": .integer(limit - 1)])
+        }
+    }
 }
