@@ -194,15 +194,23 @@ struct AccountsEndToEndTests {
         _ = try b.result("ping")
     }
 
-    @Test func aGuestCartMergedIntoAnAccountIsCappedAndTheCartSaysSo() throws {
+    /// A server on a new file, an account signed up there, a product whose limit (the per-order maximum or the
+    /// stock) leaves room to overflow it, and another with at least `otherStock` in stock.
+    func overflowableShop(email: String, otherStock: Int) throws
+        -> (folder: TemporaryDirectory, path: String, client: MirroringClient, account: SignedInAccount, stored: StoredShop, product: String, other: String) {
         let folder = try TemporaryDirectory()
         let path = folder.path + "/shop.sqlite"
-        let (_, a) = try started(path)
-        let account = try a.signUp(email: "merge@example.com")
+        let (_, client) = try started(path)
+        let account = try client.signUp(email: email)
         let stored = try StoredShop.read(path: path, owner: account.owner)
-        // A product whose limit (the per-order maximum or the stock) leaves room to overflow it.
         let product = try #require(stored.stock.keys.sorted().first { min(stored.stock[$0]!, stored.maxPerOrder[$0]!) >= 3 })
-        let other = try #require(stored.stock.keys.sorted().first { $0 != product && stored.stock[$0]! >= 1 })
+        let other = try #require(stored.stock.keys.sorted().first { $0 != product && stored.stock[$0]! >= otherStock })
+        return (folder, path, client, account, stored, product, other)
+    }
+
+    @Test func aGuestCartMergedIntoAnAccountIsCappedAndTheCartSaysSo() throws {
+        let (folder, path, a, account, stored, product, other) = try overflowableShop(email: "merge@example.com", otherStock: 1)
+        defer { withExtendedLifetime(folder) {} }
         let detail = try loaded(a, "productDetail", args: ["productId": .string(product)])
         let detailState = try #require(a.mirrors[detail]?.state)
         let limit = try #require(detailState["maxQuantity"]?.integerValue)
@@ -325,13 +333,8 @@ struct AccountsEndToEndTests {
     /// The cart's notices of lines capped at sign-in (the session's, which the cart watches itself: the binding
     /// does not observe its reads) reach every open cart with the answer of the action that changed them.
     @Test func cappedNoticesFollowEveryActionOnEveryCart() throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.path + "/shop.sqlite"
-        let (_, a) = try started(path)
-        let account = try a.signUp(email: "capped@example.com")
-        let stored = try StoredShop.read(path: path, owner: account.owner)
-        let product = try #require(stored.stock.keys.sorted().first { min(stored.stock[$0]!, stored.maxPerOrder[$0]!) >= 3 })
-        let other = try #require(stored.stock.keys.sorted().first { $0 != product && stored.stock[$0]! >= 2 })
+        let (folder, path, a, _, stored, product, other) = try overflowableShop(email: "capped@example.com", otherStock: 2)
+        defer { withExtendedLifetime(folder) {} }
         let limit = Int64(min(stored.stock[product]!, stored.maxPerOrder[product]!))
         let cartA = try loaded(a, "cart")
         _ = try a.result("cart/add", ["viewModel": .string(cartA), "productId": .string(product), "quantity": .integer(limit - 1)])
