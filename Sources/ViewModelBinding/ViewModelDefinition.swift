@@ -112,8 +112,9 @@ final class OpenScreen {
     let close: @MainActor () -> Void
     /// Whether the ViewModel reports its changes (``StateChangeReporting``): its reads need not be observed.
     let reportsChanges: Bool
-    /// Gives a reporting ViewModel the handler of its reports (does nothing for another).
-    let reportChanges: @MainActor (_ handler: @escaping @MainActor () -> Void) -> Void
+    /// Gives a reporting ViewModel the handler of its reports, or takes it back (nil: when the screen closes);
+    /// does nothing for another.
+    let reportChanges: @MainActor (_ handler: (@MainActor () -> Void)?) -> Void
 
     init<Model: ScreenViewModel>(_ model: Model) {
         if let reporting = model as? any StateChangeReporting {

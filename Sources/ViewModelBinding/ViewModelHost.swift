@@ -90,6 +90,8 @@ public final class ViewModelHost<Environment> {
             let entry = try self.entry(for: request, type: nil)
             self.screens[entry.handle] = nil
             entry.screen.close()
+            // The ViewModel may outlive its screen (a task of it still ending): its reports go nowhere.
+            entry.screen.reportChanges(nil)
             return .null
         })
         connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediate { [unowned self] request in
@@ -290,13 +292,15 @@ public final class ViewModelHost<Environment> {
     /// callback, once before the first change after a read, or a reporting ViewModel's report after each.
     private func changeHandler(for entry: OpenViewModel) -> @Sendable () -> Void {
         let executor = connection.taskExecutor
-        return { [weak self, dirty, weak entry, executor, weak connection] in
+        // The list is held weakly: a reporting ViewModel keeps this handler as long as it lives, and the list holds
+        // the marked ViewModels until a flush takes them (a cycle, with a host dropped before its flush).
+        return { [weak self, weak dirty, weak entry, executor, weak connection] in
             // The flag is set at once, so an action finishing later flushes it before answering. The changes
             // made until the flush become one notification (Observation's tracking is spent until the flush
             // reads the state again; later reports find the screen marked). One flush serves all the
             // ViewModels marked before it takes them (while the output is held back, the drain flushes them
             // instead).
-            guard let entry, dirty.mark(entry) else { return }
+            guard let entry, let dirty, dirty.mark(entry) else { return }
             // Served by a loop that flushes before it waits (the server's): the flush comes once the main
             // thread has run what it queued, so an action whose work never waits (a checkout committed
             // inline) sends its states with its answer, and a state that lasts while the server waits (a
