@@ -117,8 +117,9 @@ public final class CartViewModel {
 
     /// The whole state as one value.
     ///
-    /// Reads the observed values once each (``shown`` and the session's capped lines): every read is
-    /// recorded by the binding's observation tracking, which hashes a key path each time.
+    /// Reads the observed values once each (``shown`` and the session's capped lines): every read is recorded
+    /// by any observation tracking around it (the binding's in debug builds, which check ``stateDidChange``),
+    /// which hashes a key path each time.
     public var state: CartState {
         let shown = shown, capped = watchedCappedLines()
         return CartState(

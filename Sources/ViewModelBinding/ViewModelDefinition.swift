@@ -110,19 +110,15 @@ final class OpenScreen {
     let holdsForm: @MainActor () -> Bool
     let appear: @MainActor () -> Void
     let close: @MainActor () -> Void
-    /// Whether the ViewModel reports its changes (``StateChangeReporting``): its reads need not be observed.
-    let reportsChanges: Bool
-    /// Gives a reporting ViewModel the handler of its reports, or takes it back (nil: when the screen closes);
-    /// does nothing for another.
-    let reportChanges: @MainActor (_ handler: (@MainActor () -> Void)?) -> Void
+    /// Gives a ViewModel that reports its changes (``StateChangeReporting``) the handler of its reports, or takes
+    /// it back (nil: when the screen closes); nil for another ViewModel, whose reads the binding observes.
+    let reportChanges: (@MainActor (_ handler: (@MainActor () -> Void)?) -> Void)?
 
     init<Model: ScreenViewModel>(_ model: Model) {
         if let reporting = model as? any StateChangeReporting {
-            reportsChanges = true
             reportChanges = { reporting.stateDidChange = $0 }
         } else {
-            reportsChanges = false
-            reportChanges = { _ in }
+            reportChanges = nil
         }
         let encoder = JSONValueEncoder()
         object = model

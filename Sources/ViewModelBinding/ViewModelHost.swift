@@ -91,7 +91,7 @@ public final class ViewModelHost<Environment> {
             self.screens[entry.handle] = nil
             entry.screen.close()
             // The ViewModel may outlive its screen (a task of it still ending): its reports go nowhere.
-            entry.screen.reportChanges(nil)
+            entry.screen.reportChanges?(nil)
             return .null
         })
         connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediate { [unowned self] request in
@@ -219,15 +219,15 @@ public final class ViewModelHost<Environment> {
         screen.appear()
         _ = try observeState(of: entry)
         // From its first read on (what changed before it, in `appear`, is in it).
-        if screen.reportsChanges {
+        if let reportChanges = screen.reportChanges {
             let handler = changeHandler(for: entry)
             #if DEBUG
-            screen.reportChanges { [weak entry] in
+            reportChanges { [weak entry] in
                 entry?.reports.withLock { $0.reported = true }
                 handler()
             }
             #else
-            screen.reportChanges(handler)
+            reportChanges(handler)
             #endif
         }
         screens[entry.handle] = entry
@@ -261,30 +261,30 @@ public final class ViewModelHost<Environment> {
     /// open to call ``changeHandler(for:)``'s handler. Debug builds observe its reads too, and check that
     /// every change observed was reported.
     private func observeState(of entry: OpenViewModel) throws -> StatePatch? {
-        if entry.screen.reportsChanges {
-            #if DEBUG
-            let unreported = entry.reports.withLock { reports in
-                defer { reports = (false, false) }
-                return reports.observed && !reports.reported
-            }
-            assert(!unreported, "a \(entry.type) ViewModel changed what its state reads without reporting it")
-            var result: Result<StatePatch?, any Error> = .success(nil)
-            let handler = changeHandler(for: entry)
-            withObservationTracking {
-                result = Result { try entry.screen.readChangedState(sharedEncodings) }
-            } onChange: { [weak entry] in
-                entry?.reports.withLock { $0.observed = true }
-                handler()
-            }
-            return try result.get()
-            #else
-            return try entry.screen.readChangedState(sharedEncodings)
-            #endif
+        guard entry.screen.reportChanges != nil else { return try trackedRead(of: entry, onChange: changeHandler(for: entry)) }
+        #if DEBUG
+        let unreported = entry.reports.withLock { reports in
+            defer { reports = (false, false) }
+            return reports.observed && !reports.reported
         }
+        assert(!unreported, "a \(entry.type) ViewModel changed what its state reads without reporting it")
+        let handler = changeHandler(for: entry)
+        return try trackedRead(of: entry) { [weak entry] in
+            entry?.reports.withLock { $0.observed = true }
+            handler()
+        }
+        #else
+        return try entry.screen.readChangedState(sharedEncodings)
+        #endif
+    }
+
+    /// Reads the state under Observation's tracking: `onChange` is called once, before the first change of what
+    /// the read used.
+    private func trackedRead(of entry: OpenViewModel, onChange: @escaping @Sendable () -> Void) throws -> StatePatch? {
         var result: Result<StatePatch?, any Error> = .success(nil)
         withObservationTracking({
             result = Result { try entry.screen.readChangedState(sharedEncodings) }
-        }, onChange: changeHandler(for: entry))
+        }, onChange: onChange)
         return try result.get()
     }
 
