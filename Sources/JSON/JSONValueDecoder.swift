@@ -3,6 +3,11 @@
 ///
 /// Numbers are strict: an integer type accepts only numbers that are whole and in range
 /// (`2.0` is accepted as `2`; `2.5` and `1e30` are not).
+///
+/// Strings are refused if they hold U+0000 (`"a\u0000b"` is valid JSON). What this decoder makes goes on to
+/// C interfaces that end text at its first NUL (SQLite's, when a statement binds a Swift string), so a
+/// value holding one would be stored or looked up as its prefix: two idempotency keys differing only after
+/// a NUL would be one key. A `JSONValue` member is taken as it is.
 public struct JSONValueDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
@@ -238,9 +243,12 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     }
 }
 
-/// `value` as a string; the coding path is built only for an error.
+/// `value` as a string without U+0000; the coding path is built only for an error.
 private func string(from value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey]) throws -> String {
     guard case .string(let string) = value else { throw mismatch(String.self, value, codingPath()) }
+    guard !string.utf8.contains(0) else {
+        throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: "must not contain U+0000 (NUL)"))
+    }
     return string
 }
 

@@ -13,10 +13,10 @@ import Testing
 struct AccountInputEndToEndTests {
     static let longEmail = String(repeating: "a", count: 10_000 - "@example.com".count) + "@example.com"
     static let hostileEmails = [
-        longEmail, "nul\u{0000}@example.com", "esc\u{001b}[2J@example.com", "'; DROP TABLE account; --",
+        longEmail, "esc\u{001b}[2J@example.com", "'; DROP TABLE account; --",
         "x@example.com' OR '1'='1", #"{"a":1}"#, #"{"email":"admin@example.com"}@example.com"#,
     ]
-    static let hostileNames = [String(repeating: "n", count: 10_000), "nul\u{0000}name", "esc\u{001b}[31mname"]
+    static let hostileNames = [String(repeating: "n", count: 10_000), "esc\u{001b}[31mname"]
     static let injections = ["'; DROP TABLE account; --", #"{"a":1}"#, #"Robert"); DELETE FROM cart_line; --"#, #"\u0000"#]
     /// Every password the test sends: none may come back in any message or the log.
     static let passwords = ["Hostile-pw-9731", String(repeating: "P4ss", count: 2_500), "Wrong-pw-secret-1", MirroringClient.testPassword]
@@ -59,7 +59,7 @@ struct AccountInputEndToEndTests {
         #expect(try Self.count(path, "SELECT COUNT(*) FROM account") == 0)
         _ = try client.result("ping")
 
-        // Wrong types: -32602 naming the parameter.
+        // Wrong types, and text holding U+0000 (which SQLite would cut there): -32602 naming the parameter.
         let login = try client.open("login")
         let wrongTypes: [(method: String, params: JSONValue, parameter: String)] = [
             ("registration/setField", ["viewModel": .string(form), "field": "email", "value": 5], "value"),
@@ -72,6 +72,10 @@ struct AccountInputEndToEndTests {
             ("login/login", ["viewModel": .string(login), "email": "valid@example.com"], "password"),
             ("login/resume", ["viewModel": .string(login), "token": ["a": 1]], "token"),
             ("login/resume", ["viewModel": .string(login), "token": 12], "token"),
+            ("registration/setField", ["viewModel": .string(form), "field": "email", "value": "nul\u{0000}@example.com"], "value"),
+            ("registration/setField", ["viewModel": .string(form), "field": "password", "value": "pass\u{0000}word-1"], "value"),
+            ("login/login", ["viewModel": .string(login), "email": "nul\u{0000}@example.com", "password": .string(Self.passwords[2])], "email"),
+            ("login/login", ["viewModel": .string(login), "email": "valid@example.com", "password": "pass\u{0000}word-1"], "password"),
         ]
         for call in wrongTypes {
             let answer = try client.call(call.method, call.params)
@@ -100,7 +104,7 @@ struct AccountInputEndToEndTests {
         let profile = try client.open("profile")
         try client.waitUntil(profile) { $0["phase"] == "loaded" }
         let refusals = Self.hostileNames.map { ("name", $0) } + Self.hostileEmails.map { ("email", $0) }
-            + [("bio", String(repeating: "b", count: 10_000)), ("bio", "nul\u{0000}bio")]
+            + [("bio", String(repeating: "b", count: 10_000))]
         for (field, value) in refusals {
             try set(profile, "profile/setField", field, value)
             expectFieldError(try client.call("profile/save", ["viewModel": .string(profile)]), field, "profile \(field) \(value.prefix(40).debugDescription)")
@@ -113,6 +117,8 @@ struct AccountInputEndToEndTests {
             ("profile/setField", ["viewModel": .string(profile), "field": "name", "value": .null], "value"),
             ("profile/setField", ["viewModel": .string(profile), "field": "password", "value": "x"], "field"),
             ("profile/setNotificationsEnabled", ["viewModel": .string(profile), "enabled": "yes"], "enabled"),
+            ("profile/setField", ["viewModel": .string(profile), "field": "name", "value": "nul\u{0000}name"], "value"),
+            ("profile/setField", ["viewModel": .string(profile), "field": "bio", "value": "nul\u{0000}bio"], "value"),
         ]
         for call in profileTypes {
             let answer = try client.call(call.method, call.params)

@@ -94,4 +94,34 @@ import Testing
             #expect(alone?.path == [])
         }
     }
+
+    struct Texts: Decodable {
+        var text: String
+        var maybeText: String?
+        var list: [String]
+        var raw: JSONValue
+    }
+
+    /// A string holding U+0000 is refused wherever it is decoded, naming its path; a `JSONValue` is kept whole.
+    @Test func refusesStringsHoldingNULAndNamesWhere() throws {
+        let good: [String: JSONValue] = ["text": "a", "maybeText": "b", "list": ["c"], "raw": "d\u{0}e"]
+        let decoded = try JSONValueDecoder().decode(Texts.self, from: .object(good))
+        #expect(decoded.raw == "d\u{0}e" && decoded.list == ["c"])
+        let cases: [(members: [String: JSONValue], path: [String])] = [
+            (["text": "p-0001\u{0}x"], ["text"]), (["maybeText": "\u{0}"], ["maybeText"]), (["list": ["c", "x\u{0}"]], ["list", "1"]),
+        ]
+        for (changes, path) in cases {
+            do {
+                _ = try JSONValueDecoder().decode(Texts.self, from: .object(good.merging(changes) { $1 }))
+                Issue.record("\(path): expected an error")
+            } catch DecodingError.dataCorrupted(let context) {
+                #expect(context.codingPath.map(\.stringValue) == path)
+                #expect(context.debugDescription == "must not contain U+0000 (NUL)")
+            } catch {
+                Issue.record("\(path): unexpected \(error)")
+            }
+        }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(String.self, from: "a\u{0}") }
+        #expect(try JSONValueDecoder().decode(String.self, from: "a\u{1}é") == "a\u{1}é")
+    }
 }

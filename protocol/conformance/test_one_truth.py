@@ -66,6 +66,34 @@ def test_a_keyed_retry_is_answered_without_applying_it_again(mirrors: Mirrors):
     assert long_key["error"]["code"] == -32602 and long_key["error"]["data"]["parameter"] == "idempotencyKey"
 
 
+def test_text_holding_nul_is_refused_not_stored_as_its_prefix(mirrors: Mirrors):
+    # SQLite's C API ends bound text at a NUL: "k\u0000b" would be the key "k", so a second add under it
+    # would be answered as a replay of the first and never stored. Such text is -32602 naming the parameter.
+    cart = open_settled(mirrors, "cart")
+    catalog = open_settled(mirrors, "catalog")
+    before = (cart.version, cart.state)
+    for params, parameter in [
+        ({"productId": "p-0001", "quantity": 1, "idempotencyKey": "k\u0000a"}, "idempotencyKey"),
+        ({"productId": "p-0001\u0000x", "quantity": 1}, "productId"),
+    ]:
+        response = action(mirrors, cart, "add", **params)
+        assert response["error"]["code"] == -32602 and response["error"]["data"]["parameter"] == parameter, response
+        assert "U+0000" in response["error"]["data"]["reason"], response
+    for method, params, parameter in [
+        ("viewModel/open", {"type": "productDetail", "args": {"productId": "p-0001\u0000x"}}, "args.productId"),
+        ("catalog/search", {"viewModel": catalog.handle, "query": "a\u0000"}, "query"),
+        ("viewModel/get", {"viewModel": cart.handle + "\u0000"}, "viewModel"),
+    ]:
+        response = mirrors.session.request(method, params)
+        assert response["error"]["code"] == -32602 and response["error"]["data"]["parameter"] == parameter, response
+    assert (cart.version, cart.state) == before
+    mirrors.assert_in_sync(cart)
+    # Keys that differ before a NUL would have differed anyway; without one, two keys are two adds.
+    ok(action(mirrors, cart, "add", productId="p-0001", quantity=1, idempotencyKey="k-a"))
+    assert "replayed" not in ok(action(mirrors, cart, "add", productId="p-0001", quantity=1, idempotencyKey="k-b"))
+    assert cart.state["totals"]["itemCount"] == 2, cart.state
+
+
 def test_cart_writes_sent_together_take_effect_in_the_order_sent(mirrors: Mirrors):
     # Adds on the cart and on product pages, checkouts between them, all in one write: each checkout takes
     # exactly the adds sent before it, and one sent when nothing was added since is refused as empty.
