@@ -19,23 +19,62 @@ public final class ProductDetailViewModel {
 
     /// The product shown.
     public let productId: String
-    public private(set) var phase: Phase = .idle
-    public private(set) var product: Product?
+
+    /// What the screen shows, held as one observed value (as the cart's: one property to observe and to
+    /// compare). A setter below assigns only a different value, so a change to any of them is a change of the
+    /// state: the feed's cart events, on every cart change, mostly leave a product page as it was.
+    private var shown = Shown() {
+        didSet { stateDidChange?() }
+    }
+
+    /// Called after each change of what ``state`` reads (the shown properties): set by a binding that sends
+    /// the state when it changes, instead of observing the state's reads.
+    @ObservationIgnored public var stateDidChange: (@MainActor () -> Void)?
+
+    public private(set) var phase: Phase {
+        get { shown.phase }
+        set { if shown.phase != newValue { shown.phase = newValue } }
+    }
+    public private(set) var product: Product? {
+        get { shown.product }
+        set { if shown.product != newValue { shown.product = newValue } }
+    }
     /// Whether the product is a favourite; `nil` while unknown (the favourites could not be loaded).
-    public private(set) var isFavorite: Bool?
+    public private(set) var isFavorite: Bool? {
+        get { shown.isFavorite }
+        set { if shown.isFavorite != newValue { shown.isFavorite = newValue } }
+    }
     /// Units of this product already in the cart; `nil` while unknown (the cart could not be loaded).
-    public private(set) var inCart: Int?
-    public private(set) var quantity = 1
+    public private(set) var inCart: Int? {
+        get { shown.inCart }
+        set { if shown.inCart != newValue { shown.inCart = newValue } }
+    }
+    public private(set) var quantity: Int {
+        get { shown.quantity }
+        set { if shown.quantity != newValue { shown.quantity = newValue } }
+    }
     /// Where adding to the cart stands: `submitting` while it runs, `succeeded` for 2 seconds after.
     /// An operational failure shows in `error` (the add goes back to `idle`).
-    public private(set) var addToCartPhase: SubmitPhase = .idle
+    public private(set) var addToCartPhase: SubmitPhase {
+        get { shown.addToCartPhase }
+        set { if shown.addToCartPhase != newValue { shown.addToCartPhase = newValue } }
+    }
     /// Whether a favourite change is saving.
-    public private(set) var isSavingFavorite = false
+    public private(set) var isSavingFavorite: Bool {
+        get { shown.isSavingFavorite }
+        set { if shown.isSavingFavorite != newValue { shown.isSavingFavorite = newValue } }
+    }
     /// The last failed action, while the content stays loaded.
-    public private(set) var actionError: ErrorInfo?
+    public private(set) var actionError: ErrorInfo? {
+        get { shown.actionError }
+        set { if shown.actionError != newValue { shown.actionError = newValue } }
+    }
     /// Why part of the page is unknown (the favourite mark or the cart's units could not be loaded); shown
     /// in `error` when nothing else is, until that part is known again.
-    public private(set) var partError: ErrorInfo?
+    public private(set) var partError: ErrorInfo? {
+        get { shown.partError }
+        set { if shown.partError != newValue { shown.partError = newValue } }
+    }
 
     @ObservationIgnored private let catalog: any CatalogService
     @ObservationIgnored private let favorites: any FavoritesService
@@ -80,37 +119,31 @@ public final class ProductDetailViewModel {
 
     /// The most units that can still be added: `min(maxPerOrder, stock)` less the units already in the
     /// cart (when known); 0 when not loaded.
-    public var maxQuantity: Int {
-        guard let product else { return 0 }
-        return max(0, product.purchasableQuantity - (inCart ?? 0))
-    }
+    public var maxQuantity: Int { shown.maxQuantity }
     /// `price * quantity`, when loaded.
-    public var totalPrice: Money? { product.map { $0.price * quantity } }
+    public var totalPrice: Money? { shown.totalPrice }
     /// Whether the product is loaded and has no stock.
-    public var isOutOfStock: Bool { product.map { !$0.isInStock } ?? false }
+    public var isOutOfStock: Bool { shown.isOutOfStock }
     /// Whether ``addToCart()`` would be accepted: loaded, in stock, not adding, and `quantity` fits beside
     /// what the cart holds.
-    public var canAddToCart: Bool {
-        phase == .loaded && !isOutOfStock && !isAddingToCart && (1...max(1, maxQuantity)).contains(quantity)
-            && maxQuantity >= 1
-    }
+    public var canAddToCart: Bool { shown.canAddToCart }
     /// Whether an add to cart is running.
-    public var isAddingToCart: Bool { addToCartPhase == .submitting }
+    public var isAddingToCart: Bool { shown.isAddingToCart }
     /// Whether an add to cart succeeded in the last 2 seconds.
-    public var didAddToCart: Bool { addToCartPhase == .succeeded }
-
+    public var didAddToCart: Bool { shown.didAddToCart }
     /// Whether ``toggleFavorite()`` would be accepted: loaded, the favourite mark known, no change saving.
-    public var canToggleFavorite: Bool {
-        phase == .loaded && isFavorite != nil && !isSavingFavorite
-    }
+    public var canToggleFavorite: Bool { shown.canToggleFavorite }
 
-    /// The whole state as one value.
+    /// The whole state as one value, from one read of the observed value (each read is a key path hashed by
+    /// any observation tracking around it).
     public var state: ProductDetailState {
-        ProductDetailState(
-            phase: phase.name, error: phase.error ?? actionError ?? partError, product: product.map(ProductInfo.init),
-            isFavorite: isFavorite, canToggleFavorite: canToggleFavorite, inCart: inCart, quantity: quantity,
-            maxQuantity: maxQuantity, totalPrice: totalPrice, canAddToCart: canAddToCart, isOutOfStock: isOutOfStock,
-            isAddingToCart: isAddingToCart, didAddToCart: didAddToCart)
+        let shown = shown
+        return ProductDetailState(
+            phase: shown.phase.name, error: shown.phase.error ?? shown.actionError ?? shown.partError, product: shown.info,
+            isFavorite: shown.isFavorite, canToggleFavorite: shown.canToggleFavorite, inCart: shown.inCart,
+            quantity: shown.quantity, maxQuantity: shown.maxQuantity, totalPrice: shown.totalPrice,
+            canAddToCart: shown.canAddToCart, isOutOfStock: shown.isOutOfStock, isAddingToCart: shown.isAddingToCart,
+            didAddToCart: shown.didAddToCart)
     }
 
     // MARK: Lifecycle
@@ -432,4 +465,37 @@ public final class ProductDetailViewModel {
 /// The result of `body`, success or failure, so that one of several parallel loads may fail alone.
 private func attempt<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
     do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+extension ProductDetailViewModel {
+    /// The stored form of the shown properties, and what the state derives from them.
+    private struct Shown {
+        var phase: Phase = .idle
+        var product: Product? {
+            didSet { info = product.map(ProductInfo.init) }
+        }
+        /// The product as the state shows it, made when the product is set (its date is formatted once).
+        private(set) var info: ProductInfo?
+        var isFavorite: Bool?
+        var inCart: Int?
+        var quantity = 1
+        var addToCartPhase: SubmitPhase = .idle
+        var isSavingFavorite = false
+        var actionError: ErrorInfo?
+        var partError: ErrorInfo?
+
+        var maxQuantity: Int {
+            guard let product else { return 0 }
+            return max(0, product.purchasableQuantity - (inCart ?? 0))
+        }
+        var totalPrice: Money? { product.map { $0.price * quantity } }
+        var isOutOfStock: Bool { product.map { !$0.isInStock } ?? false }
+        var isAddingToCart: Bool { addToCartPhase == .submitting }
+        var didAddToCart: Bool { addToCartPhase == .succeeded }
+        var canAddToCart: Bool {
+            let most = maxQuantity
+            return phase == .loaded && !isOutOfStock && !isAddingToCart && (1...max(1, most)).contains(quantity) && most >= 1
+        }
+        var canToggleFavorite: Bool { phase == .loaded && isFavorite != nil && !isSavingFavorite }
+    }
 }

@@ -4,6 +4,10 @@ import ShopFeatures
 
 extension ProductDetailViewModel: ScreenViewModel {}
 
+// It reports the changes of what its state reads, as the cart does: its page changes with every change of its
+// product's line in the cart, and a tracked read of its state cost ~48k instructions (BENCHMARKS.md, round 23).
+extension ProductDetailViewModel: StateChangeReporting {}
+
 /// `viewModel/open` args of a `productDetail`.
 struct ProductDetailArguments: Decodable { var productId: String }
 
