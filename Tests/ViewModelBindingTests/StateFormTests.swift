@@ -38,6 +38,15 @@ import Testing
         #expect(try JSONValueEncoder().encode(state) == state.jsonValue(reusing: nil))
     }
 
+    @Test func productDetailStateFormIsItsEncodableForm() throws {
+        var random = SeededRandom(seed: 0x5052_4F44_5543_54)
+        for _ in 0..<400 {
+            let state = try JSONValueDecoder().decode(ProductDetailState.self, from: Self.randomProductDetailState(&random))
+            #expect(state.jsonValue(reusing: nil) == (try Self.foundationForm(of: state)))
+            #expect(try JSONValueEncoder().encode(state) == state.jsonValue(reusing: nil))
+        }
+    }
+
     static func foundationForm<T: Encodable>(of value: T) throws -> JSONValue {
         let data = try JSONEncoder().encode(value)
         return try data.withUnsafeBytes { try JSONValue(parsing: $0) }
@@ -80,6 +89,36 @@ import Testing
         }
         members["lines"] = .array(lines)
         return .object(members)
+    }
+
+    static func randomProductDetailState(_ random: inout SeededRandom) -> JSONValue {
+        func bool(_ random: inout SeededRandom) -> JSONValue { .bool(Bool.random(using: &random)) }
+        func count(_ random: inout SeededRandom) -> JSONValue { .integer(Int64.random(in: 0...12, using: &random)) }
+        return [
+            "phase": .string(["idle", "loading", "loaded", "failed"].randomElement(using: &random)!),
+            "error": maybe(&random) { randomError(&$0) },
+            "product": maybe(&random) { randomProductInfo(&$0) },
+            "isFavorite": maybe(&random) { bool(&$0) },
+            "canToggleFavorite": bool(&random),
+            "inCart": maybe(&random) { count(&$0) },
+            "quantity": count(&random),
+            "maxQuantity": count(&random),
+            "totalPrice": maybe(&random) { randomMoney(&$0) },
+            "canAddToCart": bool(&random),
+            "isOutOfStock": bool(&random),
+            "isAddingToCart": bool(&random),
+            "didAddToCart": bool(&random),
+        ]
+    }
+
+    static func randomProductInfo(_ random: inout SeededRandom) -> JSONValue {
+        [
+            "id": randomText(&random), "name": randomText(&random), "description": randomText(&random),
+            "price": randomMoney(&random), "category": randomText(&random),
+            "stock": .integer(Int64.random(in: 0...50, using: &random)), "maxPerOrder": .integer(Int64.random(in: 1...10, using: &random)),
+            "inStock": .bool(Bool.random(using: &random)), "isFeatured": .bool(Bool.random(using: &random)),
+            "createdAt": .string(["2026-11-29T10:00:00Z", "2025-01-02T03:04:05Z"].randomElement(using: &random)!),
+        ]
     }
 
     static func randomLine(_ random: inout SeededRandom) -> JSONValue {
