@@ -19,62 +19,126 @@ public final class ProductDetailViewModel {
 
     /// The product shown.
     public let productId: String
-
-    /// What the screen shows, held as one observed value (as the cart's: one property to observe and to
-    /// compare). A setter below assigns only a different value, so a change to any of them is a change of the
-    /// state: the feed's cart events, on every cart change, mostly leave a product page as it was.
-    private var shown = Shown() {
-        didSet { stateDidChange?() }
-    }
-
-    /// Called after each change of what ``state`` reads (the shown properties): set by a binding that sends
-    /// the state when it changes, instead of observing the state's reads.
-    @ObservationIgnored public var stateDidChange: (@MainActor () -> Void)?
+    // The shown properties are observed by hand (`access`, `withMutation`: what `@Observable` writes for a
+    // stored property) over storage Observation ignores, so that a setter given the value already shown costs a
+    // comparison: the feed's cart events, on every cart change, set a product page's units and quantity again,
+    // mostly to what they were. A different value is a change of the state, reported (``stateDidChange``).
 
     public private(set) var phase: Phase {
-        get { shown.phase }
-        set { if shown.phase != newValue { shown.phase = newValue } }
+        get {
+            access(keyPath: \.phase)
+            return stored.phase
+        }
+        set {
+            guard newValue != stored.phase else { return }
+            withMutation(keyPath: \.phase) { stored.phase = newValue }
+            stateDidChange?()
+        }
     }
     public private(set) var product: Product? {
-        get { shown.product }
-        set { if shown.product != newValue { shown.product = newValue } }
+        get {
+            access(keyPath: \.product)
+            return stored.product
+        }
+        set {
+            guard newValue != stored.product else { return }
+            withMutation(keyPath: \.product) { stored.product = newValue }
+            // The form the state shows, made once per product (its date formatted), not per read.
+            stored.info = newValue.map(ProductInfo.init)
+            stateDidChange?()
+        }
     }
     /// Whether the product is a favourite; `nil` while unknown (the favourites could not be loaded).
     public private(set) var isFavorite: Bool? {
-        get { shown.isFavorite }
-        set { if shown.isFavorite != newValue { shown.isFavorite = newValue } }
+        get {
+            access(keyPath: \.isFavorite)
+            return stored.isFavorite
+        }
+        set {
+            guard newValue != stored.isFavorite else { return }
+            withMutation(keyPath: \.isFavorite) { stored.isFavorite = newValue }
+            stateDidChange?()
+        }
     }
     /// Units of this product already in the cart; `nil` while unknown (the cart could not be loaded).
     public private(set) var inCart: Int? {
-        get { shown.inCart }
-        set { if shown.inCart != newValue { shown.inCart = newValue } }
+        get {
+            access(keyPath: \.inCart)
+            return stored.inCart
+        }
+        set {
+            guard newValue != stored.inCart else { return }
+            withMutation(keyPath: \.inCart) { stored.inCart = newValue }
+            stateDidChange?()
+        }
     }
     public private(set) var quantity: Int {
-        get { shown.quantity }
-        set { if shown.quantity != newValue { shown.quantity = newValue } }
+        get {
+            access(keyPath: \.quantity)
+            return stored.quantity
+        }
+        set {
+            guard newValue != stored.quantity else { return }
+            withMutation(keyPath: \.quantity) { stored.quantity = newValue }
+            stateDidChange?()
+        }
     }
     /// Where adding to the cart stands: `submitting` while it runs, `succeeded` for 2 seconds after.
     /// An operational failure shows in `error` (the add goes back to `idle`).
     public private(set) var addToCartPhase: SubmitPhase {
-        get { shown.addToCartPhase }
-        set { if shown.addToCartPhase != newValue { shown.addToCartPhase = newValue } }
+        get {
+            access(keyPath: \.addToCartPhase)
+            return stored.addToCartPhase
+        }
+        set {
+            guard newValue != stored.addToCartPhase else { return }
+            withMutation(keyPath: \.addToCartPhase) { stored.addToCartPhase = newValue }
+            stateDidChange?()
+        }
     }
     /// Whether a favourite change is saving.
     public private(set) var isSavingFavorite: Bool {
-        get { shown.isSavingFavorite }
-        set { if shown.isSavingFavorite != newValue { shown.isSavingFavorite = newValue } }
+        get {
+            access(keyPath: \.isSavingFavorite)
+            return stored.isSavingFavorite
+        }
+        set {
+            guard newValue != stored.isSavingFavorite else { return }
+            withMutation(keyPath: \.isSavingFavorite) { stored.isSavingFavorite = newValue }
+            stateDidChange?()
+        }
     }
     /// The last failed action, while the content stays loaded.
     public private(set) var actionError: ErrorInfo? {
-        get { shown.actionError }
-        set { if shown.actionError != newValue { shown.actionError = newValue } }
+        get {
+            access(keyPath: \.actionError)
+            return stored.actionError
+        }
+        set {
+            guard newValue != stored.actionError else { return }
+            withMutation(keyPath: \.actionError) { stored.actionError = newValue }
+            stateDidChange?()
+        }
     }
     /// Why part of the page is unknown (the favourite mark or the cart's units could not be loaded); shown
     /// in `error` when nothing else is, until that part is known again.
     public private(set) var partError: ErrorInfo? {
-        get { shown.partError }
-        set { if shown.partError != newValue { shown.partError = newValue } }
+        get {
+            access(keyPath: \.partError)
+            return stored.partError
+        }
+        set {
+            guard newValue != stored.partError else { return }
+            withMutation(keyPath: \.partError) { stored.partError = newValue }
+            stateDidChange?()
+        }
     }
+
+    /// Called after each change of what ``state`` reads (the shown properties above): set by a binding that
+    /// sends the state when it changes, instead of observing the state's reads.
+    @ObservationIgnored public var stateDidChange: (@MainActor () -> Void)?
+    /// The storage of the shown properties.
+    @ObservationIgnored private var stored = Stored()
 
     @ObservationIgnored private let catalog: any CatalogService
     @ObservationIgnored private let favorites: any FavoritesService
@@ -119,31 +183,38 @@ public final class ProductDetailViewModel {
 
     /// The most units that can still be added: `min(maxPerOrder, stock)` less the units already in the
     /// cart (when known); 0 when not loaded.
-    public var maxQuantity: Int { shown.maxQuantity }
+    public var maxQuantity: Int {
+        access(keyPath: \.product)
+        access(keyPath: \.inCart)
+        return stored.maxQuantity
+    }
     /// `price * quantity`, when loaded.
-    public var totalPrice: Money? { shown.totalPrice }
+    public var totalPrice: Money? { product.map { $0.price * quantity } }
     /// Whether the product is loaded and has no stock.
-    public var isOutOfStock: Bool { shown.isOutOfStock }
+    public var isOutOfStock: Bool { product.map { !$0.isInStock } ?? false }
     /// Whether ``addToCart()`` would be accepted: loaded, in stock, not adding, and `quantity` fits beside
     /// what the cart holds.
-    public var canAddToCart: Bool { shown.canAddToCart }
+    public var canAddToCart: Bool {
+        phase == .loaded && !isOutOfStock && !isAddingToCart && (1...max(1, maxQuantity)).contains(quantity)
+            && maxQuantity >= 1
+    }
     /// Whether an add to cart is running.
-    public var isAddingToCart: Bool { shown.isAddingToCart }
+    public var isAddingToCart: Bool { addToCartPhase == .submitting }
     /// Whether an add to cart succeeded in the last 2 seconds.
-    public var didAddToCart: Bool { shown.didAddToCart }
-    /// Whether ``toggleFavorite()`` would be accepted: loaded, the favourite mark known, no change saving.
-    public var canToggleFavorite: Bool { shown.canToggleFavorite }
+    public var didAddToCart: Bool { addToCartPhase == .succeeded }
 
-    /// The whole state as one value, from one read of the observed value (each read is a key path hashed by
-    /// any observation tracking around it).
+    /// Whether ``toggleFavorite()`` would be accepted: loaded, the favourite mark known, no change saving.
+    public var canToggleFavorite: Bool {
+        phase == .loaded && isFavorite != nil && !isSavingFavorite
+    }
+
+    /// The whole state as one value.
     public var state: ProductDetailState {
-        let shown = shown
-        return ProductDetailState(
-            phase: shown.phase.name, error: shown.phase.error ?? shown.actionError ?? shown.partError, product: shown.info,
-            isFavorite: shown.isFavorite, canToggleFavorite: shown.canToggleFavorite, inCart: shown.inCart,
-            quantity: shown.quantity, maxQuantity: shown.maxQuantity, totalPrice: shown.totalPrice,
-            canAddToCart: shown.canAddToCart, isOutOfStock: shown.isOutOfStock, isAddingToCart: shown.isAddingToCart,
-            didAddToCart: shown.didAddToCart)
+        ProductDetailState(
+            phase: phase.name, error: phase.error ?? actionError ?? partError, product: stored.info,
+            isFavorite: isFavorite, canToggleFavorite: canToggleFavorite, inCart: inCart, quantity: quantity,
+            maxQuantity: maxQuantity, totalPrice: totalPrice, canAddToCart: canAddToCart, isOutOfStock: isOutOfStock,
+            isAddingToCart: isAddingToCart, didAddToCart: didAddToCart)
     }
 
     // MARK: Lifecycle
@@ -368,13 +439,14 @@ public final class ProductDetailViewModel {
     private func showCart(_ cart: Cart, of shopper: Shopper) {
         guard shopper == session.shopper else { return }
         inCart = cart.line(for: productId)?.quantity ?? 0
-        if isFavorite != nil { partError = nil }
+        if stored.isFavorite != nil { partError = nil }
         clampQuantity()
     }
 
     /// Keeps `quantity` within `1...max(1, maxQuantity)`.
     private func clampQuantity() {
-        quantity = min(max(1, quantity), max(1, maxQuantity))
+        // From the storage: a change's own reads need no observing (the cart's events run this on every page).
+        quantity = min(max(1, stored.quantity), max(1, stored.maxQuantity))
     }
 
     private func showAddedFlag() {
@@ -468,34 +540,24 @@ private func attempt<T>(_ body: () async throws -> T) async -> Result<T, any Err
 }
 
 extension ProductDetailViewModel {
-    /// The stored form of the shown properties, and what the state derives from them.
-    private struct Shown {
+    /// The storage of the shown properties, and the product's form.
+    private struct Stored {
         var phase: Phase = .idle
-        var product: Product? {
-            didSet { info = product.map(ProductInfo.init) }
-        }
-        /// The product as the state shows it, made when the product is set (its date is formatted once).
-        private(set) var info: ProductInfo?
-        var isFavorite: Bool?
-        var inCart: Int?
-        var quantity = 1
+        var product: Product? = nil
+        var isFavorite: Bool? = nil
+        var inCart: Int? = nil
+        var quantity: Int = 1
         var addToCartPhase: SubmitPhase = .idle
-        var isSavingFavorite = false
-        var actionError: ErrorInfo?
-        var partError: ErrorInfo?
+        var isSavingFavorite: Bool = false
+        var actionError: ErrorInfo? = nil
+        var partError: ErrorInfo? = nil
+        /// The product as the state shows it.
+        var info: ProductInfo?
 
+        /// ``ProductDetailViewModel/maxQuantity`` of these values.
         var maxQuantity: Int {
             guard let product else { return 0 }
             return max(0, product.purchasableQuantity - (inCart ?? 0))
         }
-        var totalPrice: Money? { product.map { $0.price * quantity } }
-        var isOutOfStock: Bool { product.map { !$0.isInStock } ?? false }
-        var isAddingToCart: Bool { addToCartPhase == .submitting }
-        var didAddToCart: Bool { addToCartPhase == .succeeded }
-        var canAddToCart: Bool {
-            let most = maxQuantity
-            return phase == .loaded && !isOutOfStock && !isAddingToCart && (1...max(1, most)).contains(quantity) && most >= 1
-        }
-        var canToggleFavorite: Bool { phase == .loaded && isFavorite != nil && !isSavingFavorite }
     }
 }
