@@ -240,6 +240,30 @@ import Testing
         #expect(viewModel.state.product == nil)
     }
 
+    /// The page reports each change of what its state shows (the binding sends its state on these reports),
+    /// and none for a feed event that leaves it as it was: the cart's events come on every cart change.
+    @Test func reportsEachChangeOfItsStateAndNoneForAnEventThatLeavesItAsItWas() async throws {
+        let viewModel = await appeared()
+        var reports = 0
+        viewModel.stateDidChange = { reports += 1 }
+        let other = Fixture.product(8)
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(other, quantity: 2)], tax: .zero, revision: 2), shopper: Fixture.shopper))
+        events.publish(.favoriteChanged(productId: product.id, isFavorite: false, shopper: Fixture.shopper))
+        #expect(reports == 0)
+        #expect(viewModel.state == loaded())
+
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 3), shopper: Fixture.shopper))
+        #expect(reports > 0)
+        #expect(viewModel.state == loaded(inCart: 2))
+        reports = 0
+        #expect(throws: ShopError.self) { try viewModel.incrementQuantity() }  // at most 3 - 2 = 1: refused
+        #expect(reports == 0)
+        events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 4), shopper: Fixture.shopper))
+        try viewModel.incrementQuantity()
+        #expect(reports == 2)  // the units in the cart, then the quantity
+        #expect(viewModel.state == loaded(quantity: 2))
+    }
+
     @Test func closingCancelsTheLoadAndUnsubscribes() async {
         let gate = Gate()
         catalog.product.handle { [product] _ in await gate.wait(); return product }
