@@ -115,27 +115,3 @@ public struct OrderLineSnapshot: Codable, Equatable, Sendable {
         lineTotal = line.lineTotal
     }
 }
-
-/// A moment on the wire: an ISO-8601 string in UTC, such as `"2025-06-01T00:00:00Z"`.
-public struct Timestamp: Codable, Equatable, Sendable, CustomStringConvertible {
-    /// The ISO-8601 text.
-    public var iso8601: String
-
-    /// The timestamp of `date`.
-    public init(_ date: Date) {
-        iso8601 = date.formatted(.iso8601)
-    }
-
-    /// Decodes the ISO-8601 text.
-    public init(from decoder: any Decoder) throws {
-        iso8601 = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes the ISO-8601 text.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(iso8601)
-    }
-
-    public var description: String { iso8601 }
-}
