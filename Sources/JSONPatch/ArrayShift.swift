@@ -46,21 +46,32 @@ package enum ArrayShift: Equatable {
     package func operations(
         from old: ArraySlice<JSONValue>, to new: ArraySlice<JSONValue>, at path: JSONPointer, start: Int
     ) -> (operations: [JSONPatchOperation], changed: Int) {
+        let operations = self.operations(from: old, to: new, at: path, start: start) { $0 }
+        return (operations, operations.count)
+    }
+
+    /// The operations of this shift for typed elements (``JSONPatchDiffable``): those of the JSON diff for
+    /// their forms, `form` building the form of each element added.
+    @inlinable
+    package func operations<Element>(
+        from old: ArraySlice<Element>, to new: ArraySlice<Element>, at path: JSONPointer, start: Int,
+        form: (Element) -> JSONValue
+    ) -> [JSONPatchOperation] {
         var operations = [JSONPatchOperation]()
         switch self {
         case .droppedHead(let count):
             let kept = old.count - count
             operations += repeatElement(.remove(path: path.appending(start)), count: count)
             for offset in kept..<new.count {
-                operations.append(.add(path: path.appending(start + offset), value: new[new.startIndex + offset]))
+                operations.append(.add(path: path.appending(start + offset), value: form(new[new.startIndex + offset])))
             }
         case .insertedHead(let count):
             let kept = new.count - count
             for offset in 0..<count {
-                operations.append(.add(path: path.appending(start + offset), value: new[new.startIndex + offset]))
+                operations.append(.add(path: path.appending(start + offset), value: form(new[new.startIndex + offset])))
             }
             operations += repeatElement(.remove(path: path.appending(start + new.count)), count: old.count - kept)
         }
-        return (operations, operations.count)
+        return operations
     }
 }

@@ -61,8 +61,8 @@ public struct ObjectEdits {
 
 extension JSONPatch {
     /// The operations ``diff(from:to:)`` makes for an array of typed elements whose JSON forms are equal
-    /// exactly when the elements are (`==`), or nil when the array moved along (an ``ArrayShift``), which
-    /// is left to that diff. `elementEdits` gives the edits of one element changed in place (at the path it
+    /// exactly when the elements are (`==`), an array that moved along (an ``ArrayShift``: a price ticker's
+    /// history) included. `elementEdits` gives the edits of one element changed in place (at the path it
     /// is given), `form` an element's JSON form. Element operations are replaced by one replace of the whole
     /// array (`whole()`) when more than half of its elements changed, as the diff does.
     /// Inlinable, so that it is specialised for the caller's element type (its comparisons and the closures
@@ -72,7 +72,7 @@ extension JSONPatch {
         from old: [Element], to new: [Element], at path: JSONPointer,
         elementEdits: (Element, Element, JSONPointer) -> [JSONPatchOperation],
         form: (Element) -> JSONValue, whole: () -> JSONValue
-    ) -> [JSONPatchOperation]? {
+    ) -> [JSONPatchOperation] {
         var prefix = 0
         while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0
@@ -81,8 +81,11 @@ extension JSONPatch {
         }
         let oldMiddle = old.count - prefix - suffix
         let newMiddle = new.count - prefix - suffix
-        guard ArrayShift.find(from: old[prefix..<(prefix + oldMiddle)], to: new[prefix..<(prefix + newMiddle)]) == nil else {
-            return nil
+        let oldPart = old[prefix..<(prefix + oldMiddle)], newPart = new[prefix..<(prefix + newMiddle)]
+        if let shift = ArrayShift.find(from: oldPart, to: newPart) {
+            let operations = shift.operations(from: oldPart, to: newPart, at: path, start: prefix, form: form)
+            if replacesWhole(changed: operations.count, of: max(old.count, new.count)) { return [.replace(path: path, value: whole())] }
+            return operations
         }
         // Counted before any edit is made: an array replaced whole (a cart filled at once, or emptied) makes
         // no element's edits or JSON form, only the whole's.

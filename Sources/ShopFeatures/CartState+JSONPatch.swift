@@ -26,12 +26,10 @@ extension CartState: JSONPatchDiffable {
             edits.replace("lastOrder", with: .orNull(lastOrder) { $0.jsonValue(reusing: nil) })
         }
         if lines != old.lines {
-            guard let lineEdits = JSONPatch.arrayEdits(
+            edits.nested(JSONPatch.arrayEdits(
                 from: old.lines, to: lines, at: JSONPointer(tokens: ["lines"]),
                 elementEdits: { old, new, path in new.edits(from: old, at: path) },
-                form: \.jsonValue, whole: { .array(lines.map(\.jsonValue)) })
-            else { return nil }
-            edits.nested(lineEdits)
+                form: \.jsonValue, whole: { .array(lines.map(\.jsonValue)) }))
         }
         if notices != old.notices { return nil }
         if phase != old.phase { edits.replace("phase", with: .string(phase.rawValue)) }
