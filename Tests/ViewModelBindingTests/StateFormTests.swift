@@ -47,6 +47,16 @@ import Testing
         }
     }
 
+    @Test func priceTickerStateFormIsItsEncodableForm() throws {
+        var random = SeededRandom(seed: 0x5449_434B_4552)
+        let memo = EncodingMemo()
+        for _ in 0..<300 {
+            let state = try JSONValueDecoder().decode(PriceTickerState.self, from: Self.randomPriceTickerState(&random))
+            #expect(state.jsonValue(reusing: nil) == (try Self.foundationForm(of: state)))
+            #expect(try JSONValueEncoder().encode(state, reusing: memo) == state.jsonValue(reusing: nil))
+        }
+    }
+
     static func foundationForm<T: Encodable>(of value: T) throws -> JSONValue {
         let data = try JSONEncoder().encode(value)
         return try data.withUnsafeBytes { try JSONValue(parsing: $0) }
@@ -118,6 +128,28 @@ import Testing
             "stock": .integer(Int64.random(in: 0...50, using: &random)), "maxPerOrder": .integer(Int64.random(in: 1...10, using: &random)),
             "inStock": .bool(Bool.random(using: &random)), "isFeatured": .bool(Bool.random(using: &random)),
             "createdAt": .string(["2026-11-29T10:00:00Z", "2025-01-02T03:04:05Z"].randomElement(using: &random)!),
+        ]
+    }
+
+    static func randomPriceTickerState(_ random: inout SeededRandom) -> JSONValue {
+        [
+            "phase": .string(["idle", "loading", "loaded", "failed"].randomElement(using: &random)!),
+            "error": maybe(&random) { randomError(&$0) },
+            "productId": randomText(&random),
+            "name": randomText(&random),
+            "currentPrice": maybe(&random) { randomMoney(&$0) },
+            "stock": maybe(&random) { .integer(Int64.random(in: 0...50, using: &$0)) },
+            "priceHistory": .array((0..<Int.random(in: 0...12, using: &random)).map { _ in randomPricePoint(&random) }),
+            "isConnected": .bool(Bool.random(using: &random)),
+        ]
+    }
+
+    /// A point drawn from few values, so that equal neighbours (and shifts the diff recognises) come up.
+    static func randomPricePoint(_ random: inout SeededRandom) -> JSONValue {
+        [
+            "price": .string(["1.00", "1.05", "0.99"].randomElement(using: &random)!),
+            "stock": .integer(Int64.random(in: 0...2, using: &random)),
+            "at": .string(["2026-11-29T10:00:00Z", "2026-11-29T10:00:01Z"].randomElement(using: &random)!),
         ]
     }
 
