@@ -513,6 +513,21 @@ def test_a_bad_email_is_a_field_error_and_nothing_is_stored(server, email):
     assert_nothing_stored(mirrors, email)
 
 
+def test_a_password_holding_nul_is_taken_whole(server):
+    # Text holding U+0000 is -32602 in params (the store would cut it), but a password is hashed from its exact
+    # bytes and never stored as text: it is taken whole, and signs in only whole.
+    mirrors = server()
+    password = "Nul\u0000-password-9"
+    account = register_account(mirrors, password=password)
+    login = mirrors.open("login")
+    ok(action(mirrors, login, "logout"))
+    refused(login_with(mirrors, login, account.email, "Nul"), "invalidCredentials")
+    ok(login_with(mirrors, login, account.email, password))
+    assert login.state["user"] is not None, login.state
+    response = action(mirrors, login, "login", email=account.email + "\u0000", password=password)
+    assert response["error"]["code"] == -32602 and response["error"]["data"]["parameter"] == "email", response
+
+
 BAD_PROFILE_FIELDS = [
     ("name", "n" * 10_000), ("name", "Bad\u0001Name"), ("name", "   "),
     ("bio", "b" * 10_000), ("bio", "bell\u0007"), ("email", "x" * 9988 + "@example.com"),

@@ -7,7 +7,8 @@ extension LoginViewModel: ScreenViewModel {}
 /// `login/login` params.
 struct CredentialsArguments: Decodable {
     var email: String
-    var password: String
+    /// Hashed from its exact bytes: it may hold U+0000 (``ExactText``).
+    var password: ExactText
 }
 
 /// `login/resume` params.
@@ -32,7 +33,7 @@ extension ViewModelDefinition<ShopEnvironment> {
         actions: [
             .action("login", summary: "Signs in with email and password; answers token (keep it to resume), expiresAt and accountId. Refused unless logged out or failed.",
                     on: LoginViewModel.self, arguments: CredentialsArguments.self) { model, arguments in
-                try await model.login(email: arguments.email, password: arguments.password).resultMembers
+                try await model.login(email: arguments.email, password: arguments.password.text).resultMembers
             },
             .action("resume", summary: "Signs in with a token kept from an earlier sign-in (in any server on the database); answers as login.",
                     on: LoginViewModel.self, arguments: ResumeArguments.self) { model, arguments in

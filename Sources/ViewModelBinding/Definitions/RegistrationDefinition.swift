@@ -7,7 +7,9 @@ extension RegistrationViewModel: ScreenViewModel {}
 /// `registration/setField` params.
 struct RegistrationFieldArguments: Decodable {
     var field: RegistrationTextField
-    var value: String
+    /// A password may hold U+0000 (``ExactText``: it is hashed from its exact bytes); an email holding it is the
+    /// field's error, as any control character is.
+    var value: ExactText
 }
 
 /// The registration fields `setField` takes: the text ones (the terms are `setAcceptedTerms`'s).
@@ -39,7 +41,7 @@ extension ViewModelDefinition<ShopEnvironment> {
         actions: [
             .action("setField", summary: "Sets email, password or confirmPassword; checked 300 ms after the last change. Passwords never appear in the state.",
                     on: RegistrationViewModel.self, arguments: RegistrationFieldArguments.self) { model, arguments in
-                try model.setField(arguments.field.field, arguments.value)
+                try model.setField(arguments.field.field, arguments.value.text)
                 return [:]
             },
             .action("setAcceptedTerms", summary: "Accepts or declines the terms.",
