@@ -42,9 +42,11 @@ public final class ProductDetailViewModel {
         }
         set {
             guard newValue != stored.product else { return }
-            withMutation(keyPath: \.product) { stored.product = newValue }
-            // The form the state shows, made once per product (its date formatted), not per read.
-            stored.info = newValue.map(ProductInfo.init)
+            withMutation(keyPath: \.product) {
+                stored.product = newValue
+                // The form the state shows, made once per product, not per read.
+                stored.info = newValue.map(ProductInfo.init)
+            }
             stateDidChange?()
         }
     }
@@ -518,17 +520,20 @@ public final class ProductDetailViewModel {
             let (loaded, isFavorite, current) = await (product, favorite, cartNow)
             guard let self, !Task.isCancelled, self.session.shopper == shopper else { return }
             if let loaded { self.show(loaded) }
+            // The part error is this reload's: an earlier one's stays only if its part is still unknown.
+            var favoriteError: ErrorInfo?
             switch isFavorite {
             case .success(let value): self.isFavorite = value
             case .failure(let error):
+                favoriteError = Failure.loadError(error)
                 self.isFavorite = nil
-                self.partError = Failure.loadError(error)
+                self.partError = favoriteError
             }
             switch current {
             case .success(let cart): self.showCart(cart, of: shopper)
             case .failure(let error):
                 self.inCart = nil
-                self.partError = self.partError ?? Failure.loadError(error)
+                self.partError = favoriteError ?? Failure.loadError(error)
             }
         })
     }

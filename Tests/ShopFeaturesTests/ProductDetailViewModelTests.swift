@@ -264,6 +264,22 @@ import Testing
         #expect(viewModel.state == loaded(quantity: 2))
     }
 
+    /// A reload after the feed says the shopper's data changed: the error shown is that of a part unknown now,
+    /// not a part that failed before and is known again.
+    @Test func aReloadShowsTheErrorOfThePartStillUnknown() async {
+        let viewModel = await appeared()
+        favorites.isFavorite.fails(ShopError.serviceUnavailable("favorites"))
+        events.publish(.shopperDataChanged(Fixture.shopper))
+        await events.settled()
+        #expect(viewModel.isFavorite == nil && viewModel.state.error?.message.contains("favorites") == true)
+        favorites.isFavorite.returns(true)
+        cart.cart.fails(ShopError.serviceUnavailable("cart"))
+        events.publish(.shopperDataChanged(Fixture.shopper))
+        await events.settled()
+        #expect(viewModel.isFavorite == true && viewModel.inCart == nil)
+        #expect(viewModel.state.error?.message.contains("cart") == true, "\(String(describing: viewModel.state.error))")
+    }
+
     @Test func closingCancelsTheLoadAndUnsubscribes() async {
         let gate = Gate()
         catalog.product.handle { [product] _ in await gate.wait(); return product }
