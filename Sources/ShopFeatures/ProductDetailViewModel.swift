@@ -23,6 +23,8 @@ public final class ProductDetailViewModel {
     // stored property) over storage Observation ignores, so that a setter given the value already shown costs a
     // comparison: the feed's cart events, on every cart change, set a product page's units and quantity again,
     // mostly to what they were. A different value is a change of the state, reported (``stateDidChange``).
+    // Each setter is written out: one generic setter taking the storage's key path cost 17k instructions more
+    // per cart change with 100 screens open (the key paths were applied at run time, not folded).
 
     public private(set) var phase: Phase {
         get {

@@ -11,23 +11,10 @@ import Testing
 @Suite struct ProductDetailStatePatchTests {
     @Test func ownPatchIsTheDiffOfTheForms() throws {
         var random = SeededRandom(seed: 0x5044_5041_5443_48)
-        var wire = StateFormTests.randomProductDetailState(&random)
-        var old = try JSONValueDecoder().decode(ProductDetailState.self, from: wire)
-        var made = 0
-        var steps = 0
-        for _ in 0..<3_000 {
-            wire = Self.edited(wire, &random)
-            let new = try JSONValueDecoder().decode(ProductDetailState.self, from: wire)
-            defer { old = new }
-            let oldForm = old.jsonValue(reusing: nil), newForm = new.jsonValue(reusing: nil)
-            steps += 1
-            guard let patch = new.patch(from: old) else { continue }
-            made += 1
-            #expect(patch == JSONPatch.diff(from: oldForm, to: newForm))
-            #expect(try patch.apply(to: oldForm) == newForm)
-        }
+        let start = StateFormTests.randomProductDetailState(&random)
+        let made = try walkOwnPatches(of: ProductDetailState.self, from: start, steps: 3000, &random, edited: Self.edited)
         // Most edits are the state's own; the rest (an error replacing another, most members at once) go to the diff.
-        #expect(made * 10 > steps * 7, "made \(made) of \(steps)")
+        #expect(made * 10 > 3000 * 7, "made \(made) of 3000")
     }
 
     /// The cart gained a unit of the product: the units in the cart and what can still be added, as the diff makes them.
