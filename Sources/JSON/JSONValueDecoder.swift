@@ -7,7 +7,8 @@
 /// Strings are refused if they hold U+0000 (`"a\u0000b"` is valid JSON). What this decoder makes goes on to
 /// C interfaces that end text at its first NUL (SQLite's, when a statement binds a Swift string), so a
 /// value holding one would be stored or looked up as its prefix: two idempotency keys differing only after
-/// a NUL would be one key. A `JSONValue` member is taken as it is.
+/// a NUL would be one key. A `JSONValue` member is taken as it is. (`ExactText`, in the binding, waives this
+/// refusal for passwords, which are hashed from their bytes: a new refusal of strings must be added there too.)
 public struct JSONValueDecoder: Sendable {
     /// Creates a decoder.
     public init() {}

@@ -31,7 +31,9 @@ public struct Timestamp: Codable, Equatable, Sendable, CustomStringConvertible {
     /// `yyyy-MM-ddTHH:mm:ssZ` of `date` in UTC (proleptic Gregorian), or nil outside the years 1600 to 9999 (or
     /// for a date that is not finite).
     static func iso8601(_ date: Date) -> String? {
-        let interval = date.timeIntervalSince1970.rounded(.down)
+        // From the seconds a `Date` holds (since 2001), rounded down first: converted to seconds since 1970 first,
+        // a date a hair before a whole second would round up onto it (found in review). The sum is exact.
+        let interval = date.timeIntervalSinceReferenceDate.rounded(.down) + 978_307_200
         // 1600-01-01T00:00:00Z and 10000-01-01T00:00:00Z.
         guard interval >= -11_676_096_000, interval < 253_402_300_800 else { return nil }
         let seconds = Int64(interval)

@@ -15,8 +15,10 @@ struct ExactText: Decodable {
         do {
             text = try container.decode(String.self)
         } catch DecodingError.dataCorrupted(let context) {
-            // The one refusal of a string that is one: U+0000. Taken as it is.
-            guard case .string(let text) = try container.decode(JSONValue.self) else { throw DecodingError.dataCorrupted(context) }
+            // Only the refusal of U+0000 is waived: a string without one was refused for another reason.
+            guard case .string(let text) = try container.decode(JSONValue.self), text.utf8.contains(0) else {
+                throw DecodingError.dataCorrupted(context)
+            }
             self.text = text
         }
     }

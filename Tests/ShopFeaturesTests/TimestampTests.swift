@@ -31,4 +31,17 @@ import Testing
         }
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: .nan)) == nil)
     }
+
+    /// Dates as a `Date` holds them (seconds since 2001, as `Date()` and date arithmetic give) just before a whole
+    /// second: seconds since 1970 would round them up onto that second, which Foundation does not (found in review).
+    @Test func writesWhatFoundationWritesJustBeforeAWholeSecond() {
+        let date = Date(timeIntervalSinceReferenceDate: -5e-8)  // 2000-12-31T23:59:59.99999995Z
+        #expect(Timestamp(date).iso8601 == date.formatted(.iso8601))
+        var random = SeededRandom(seed: 0x2001)
+        for _ in 0..<20_000 {
+            let second = Double(Int64.random(in: -12_654_403_200..<252_423_993_600, using: &random))
+            let date = Date(timeIntervalSinceReferenceDate: second.nextDown)
+            #expect(Timestamp(date).iso8601 == date.formatted(.iso8601), "\(date.timeIntervalSinceReferenceDate)")
+        }
+    }
 }
