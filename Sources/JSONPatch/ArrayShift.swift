@@ -41,17 +41,9 @@ package enum ArrayShift: Equatable {
         return nil
     }
 
-    /// The operations of this shift for the elements of `old` and `new` at `start...` under `path`, and
-    /// how many positions they touch.
-    package func operations(
-        from old: ArraySlice<JSONValue>, to new: ArraySlice<JSONValue>, at path: JSONPointer, start: Int
-    ) -> (operations: [JSONPatchOperation], changed: Int) {
-        let operations = self.operations(from: old, to: new, at: path, start: start) { $0 }
-        return (operations, operations.count)
-    }
-
-    /// The operations of this shift for typed elements (``JSONPatchDiffable``): those of the JSON diff for
-    /// their forms, `form` building the form of each element added.
+    /// The operations of this shift for the elements of `old` and `new` at `start...` under `path`, `form`
+    /// building the form of each element added (`{ $0 }` for JSON values; a typed diff, ``JSONPatchDiffable``,
+    /// gets the JSON diff's operations for its elements' forms). Each operation touches one position.
     @inlinable
     package func operations<Element>(
         from old: ArraySlice<Element>, to new: ArraySlice<Element>, at path: JSONPointer, start: Int,

@@ -100,9 +100,9 @@ extension JSONPatch {
         let newMiddle = new.count - prefix - suffix
         let oldPart = old[prefix..<(prefix + oldMiddle)], newPart = new[prefix..<(prefix + newMiddle)]
         if let shift = ArrayShift.find(from: oldPart, to: newPart) {
-            let edits = shift.operations(from: oldPart, to: newPart, at: path, start: prefix)
-            operations += edits.operations
-            return edits.changed
+            let edits = shift.operations(from: oldPart, to: newPart, at: path, start: prefix) { $0 }
+            operations += edits
+            return edits.count
         }
         let shared = min(oldMiddle, newMiddle)
         for offset in 0..<shared {

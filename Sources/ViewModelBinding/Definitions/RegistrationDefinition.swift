@@ -8,7 +8,7 @@ extension RegistrationViewModel: ScreenViewModel {}
 struct RegistrationFieldArguments: Decodable {
     var field: RegistrationTextField
     /// A password may hold U+0000 (``ExactText``: it is hashed from its exact bytes); an email holding it is the
-    /// field's error, as any control character is.
+    /// field's error, as any other character outside an address is.
     var value: ExactText
 }
 
