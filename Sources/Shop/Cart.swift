@@ -30,6 +30,9 @@ public struct Cart: Codable, Equatable, Sendable {
 
     /// The line for a product, if the product is in the cart.
     public func line(for productId: String) -> CartLine? {
-        lines.first { $0.productId == productId }
+        // By index, copying out only the line found: every open product page looks its line up at every cart
+        // change, and `first(where:)` copied out each line it passed.
+        guard let index = lines.firstIndex(where: { $0.productId == productId }) else { return nil }
+        return lines[index]
     }
 }

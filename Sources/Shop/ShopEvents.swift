@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The shop's change feed: the one place where committed changes are announced.
 ///
@@ -37,8 +38,12 @@ public final class ShopEvents {
     /// Delivers an event to every current subscriber, in subscription order, before returning.
     /// A subscriber cancelled by an earlier one during this delivery is skipped.
     public func publish(_ event: ShopEvent) {
-        for (id, handler) in registry.handlers() where registry.isSubscribed(id) {
-            handler(event)
+        let (handlers, removals) = registry.handlers()
+        for subscriber in handlers {
+            // Looked up only once a subscriber was removed since the snapshot: a lookup per subscriber made
+            // a delivery quadratic in the open ViewModels (~30k instructions per event with 100 open).
+            if registry.removals != removals, !registry.isSubscribed(subscriber.id) { continue }
+            subscriber.handler(event)
         }
     }
 
@@ -95,28 +100,46 @@ public final class ShopEvents {
 
 /// The subscribers, safe to change from any thread (a subscription may be released anywhere).
 private final class Registry: Sendable {
+    /// A subscriber. A struct, not a tuple: a closure in a tuple in an array is stored at the most general
+    /// abstraction, and calling it went through a thunk that copied the event.
+    struct Entry {
+        let id: Int
+        let handler: ShopEvents.Handler
+    }
+
     private struct State {
         var nextId = 0
-        var entries: [(id: Int, handler: ShopEvents.Handler)] = []
+        var entries: [Entry] = []
     }
 
     private let state = Locked(State())
+    /// How many subscribers were ever removed: a delivery that sees it unchanged since its snapshot knows
+    /// every subscriber in the snapshot is still subscribed.
+    private let removalCount = Atomic<Int>(0)
 
     func add(_ handler: @escaping ShopEvents.Handler) -> Int {
         state.withLock { state in
             state.nextId += 1
-            state.entries.append((state.nextId, handler))
+            state.entries.append(Entry(id: state.nextId, handler: handler))
             return state.nextId
         }
     }
 
     func remove(_ id: Int) {
-        state.withLock { $0.entries.removeAll { $0.id == id } }
+        state.withLock { state in
+            state.entries.removeAll { $0.id == id }
+            // Under the lock, so that a snapshot taken after the removal also reads the count after it.
+            removalCount.add(1, ordering: .sequentiallyConsistent)
+        }
     }
 
-    func handlers() -> [(id: Int, handler: ShopEvents.Handler)] {
-        state.withLock { $0.entries }
+    /// The subscribers now, and ``removals`` when they were taken.
+    func handlers() -> (entries: [Entry], removals: Int) {
+        state.withLock { ($0.entries, removalCount.load(ordering: .sequentiallyConsistent)) }
     }
+
+    /// How many subscribers were ever removed.
+    var removals: Int { removalCount.load(ordering: .sequentiallyConsistent) }
 
     func isSubscribed(_ id: Int) -> Bool {
         state.withLock { $0.entries.contains { $0.id == id } }

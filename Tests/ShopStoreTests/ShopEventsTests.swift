@@ -39,6 +39,33 @@ import Testing
         _ = first
     }
 
+    @Test func onceOneIsCancelledDuringDeliveryTheOthersStillSubscribedAreStillCalled() {
+        let feed = ShopEvents()
+        var log: [String] = []
+        var subscriptions: [String: ShopSubscription] = [:]
+        for name in ["a", "b", "c", "d"] {
+            subscriptions[name] = feed.subscribe { _ in
+                log.append(name)
+                // b cancels a (already called) and d (not yet): c is still called, d is not.
+                if name == "b" { subscriptions["a"]?.cancel(); subscriptions["d"]?.cancel() }
+            }
+        }
+        feed.publish(.productsDeleted([]))
+        #expect(log == ["a", "b", "c"])
+        log = []
+        feed.publish(.productsDeleted([]))
+        #expect(log == ["b", "c"])
+        // One subscribed during a delivery is called from the next one on.
+        var late: ShopSubscription?
+        let adding = feed.subscribe { _ in if late == nil { late = feed.subscribe { _ in log.append("late") } } }
+        log = []
+        feed.publish(.productsDeleted([]))
+        #expect(log == ["b", "c"])
+        feed.publish(.productsDeleted([]))
+        #expect(log == ["b", "c", "b", "c", "late"])
+        _ = (subscriptions, adding)
+    }
+
     @Test func theAsyncSequenceViewYieldsPublishedEvents() async {
         let feed = ShopEvents()
         let stream = feed.events()
