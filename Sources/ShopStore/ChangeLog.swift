@@ -69,12 +69,13 @@ package enum ChangeLog {
     /// Pruning runs when a new entry's number is a multiple of this.
     package static let pruneEvery: Int64 = 500
 
+    private static let appendSQL = StatementSQL("INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
+
     /// Appends an entry in the current transaction and returns its number; now and then prunes.
     @discardableResult
     static func append(_ db: Database, _ kind: Kind, _ subject: String = "", at now: Date) throws -> Int64 {
         let milliseconds = StoredDate.milliseconds(now)
-        try DirectStatement(db, "INSERT INTO change_log (at, kind, subject) VALUES (?, ?, ?)")
-            .execute([.integer(milliseconds), .text(kind.rawValue), .text(subject)])
+        try DirectStatement(db, appendSQL).execute([.integer(milliseconds), .text(kind.rawValue), .text(subject)])
         let seq = db.lastInsertedRowID
         if seq % pruneEvery == 0 { try prune(db, lastSeq: seq, now: milliseconds) }
         return seq

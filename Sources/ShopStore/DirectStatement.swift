@@ -8,8 +8,9 @@ import GRDBSQLite
 /// change: GRDB's bindings ~56k instructions, its rows ~59k, against ~80k for every `sqlite3_step` of the
 /// change; BENCHMARKS.md).
 ///
-/// The statement is compiled once per connection (GRDB's statement cache). Each SQL text given here must be
-/// run only through this type: GRDB, which binds arguments itself, never sees the bindings made here.
+/// The statement is compiled once per connection (GRDB's statement cache; a ``StatementSQL`` also skips the
+/// look-up of the text there). Each SQL text given here must be run only through this type: GRDB, which binds
+/// arguments itself, never sees the bindings made here.
 ///
 /// ```swift
 /// let revision = try DirectStatement(db, "SELECT revision FROM cart_revision WHERE owner = ?")
@@ -49,6 +50,13 @@ struct DirectStatement {
     /// - Throws: A `DatabaseError` when the SQL does not compile.
     init(_ db: Database, _ sql: String) throws {
         statement = try db.cachedStatement(sql: sql)
+    }
+
+    /// The statement for `sql` on `db`'s connection, without looking its text up in GRDB's cache when `sql`
+    /// kept it (``StatementSQL``: the statements of hot paths).
+    /// - Throws: A `DatabaseError` when the SQL does not compile.
+    init(_ db: Database, _ sql: StatementSQL) throws {
+        statement = try sql.statement(in: db)
     }
 
     /// Runs the statement to its end (an insert, update or delete).

@@ -262,15 +262,15 @@ final class GroupCommit: Sendable {
     private func commitTogether(_ group: [Pending], _ db: Database, began: () -> Void) throws -> [(any Error)?] {
         try Self.inTransaction(db, began: began, willCommit: willCommit, didCommit: didCommit) {
             try group.map { pending in
-                try Statements.savepoint(db).execute([])
+                try DirectStatement(db, Statements.savepoint).execute([])
                 do {
                     try pending.run(db)
-                    try Statements.release(db).execute([])
+                    try DirectStatement(db, Statements.release).execute([])
                     endWrite(kept: true)
                     return nil
                 } catch {
-                    try Statements.rollbackToSavepoint(db).execute([])
-                    try Statements.release(db).execute([])
+                    try DirectStatement(db, Statements.rollbackToSavepoint).execute([])
+                    try DirectStatement(db, Statements.release).execute([])
                     endWrite(kept: false)
                     return error
                 }
@@ -286,35 +286,33 @@ final class GroupCommit: Sendable {
     private static func inTransaction(
         _ db: Database, began: () -> Void, willCommit: () -> Void, didCommit: () -> Void, _ body: () throws -> [(any Error)?]
     ) throws -> [(any Error)?] {
-        try Statements.begin(db).execute([])
+        try DirectStatement(db, Statements.begin).execute([])
         began()
         do {
             let errors = try body()
             if errors.count == 1, errors[0] != nil {
-                try Statements.rollback(db).execute([])
+                try DirectStatement(db, Statements.rollback).execute([])
             } else {
                 willCommit()
                 defer { didCommit() }
-                try Statements.commit(db).execute([])
+                try DirectStatement(db, Statements.commit).execute([])
             }
             return errors
         } catch {
             // SQLite rolls some failures back by itself (a full disk, say); otherwise roll back here.
-            if db.isInsideTransaction { try? Statements.rollback(db).execute([]) }
+            if db.isInsideTransaction { try? DirectStatement(db, Statements.rollback).execute([]) }
             throw error
         }
     }
 
     /// The transaction statements a group commit runs.
     private enum Statements {
-        static func begin(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "BEGIN IMMEDIATE") }
-        static func commit(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "COMMIT") }
-        static func rollback(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "ROLLBACK") }
-        static func savepoint(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "SAVEPOINT group_write") }
-        static func release(_ db: Database) throws -> DirectStatement { try DirectStatement(db, "RELEASE group_write") }
-        static func rollbackToSavepoint(_ db: Database) throws -> DirectStatement {
-            try DirectStatement(db, "ROLLBACK TO group_write")
-        }
+        static let begin = StatementSQL("BEGIN IMMEDIATE")
+        static let commit = StatementSQL("COMMIT")
+        static let rollback = StatementSQL("ROLLBACK")
+        static let savepoint = StatementSQL("SAVEPOINT group_write")
+        static let release = StatementSQL("RELEASE group_write")
+        static let rollbackToSavepoint = StatementSQL("ROLLBACK TO group_write")
     }
 }
 

@@ -88,9 +88,29 @@ package enum InboxRows {
         try counts(db, owner: owner.storageKey).unread
     }
 
+    // The statements of the writes of notifications and of the counts (compiled once per connection and kept:
+    // `StatementSQL`).
+    private static let countsSQL = StatementSQL("SELECT stored, unread FROM inbox WHERE owner = ?")
+    private static let notificationsEnabledSQL = StatementSQL("SELECT notificationsEnabled FROM account WHERE id = ?")
+    private static let unreadOfProductSQL = StatementSQL("""
+        SELECT seq FROM notification WHERE owner = ? AND kind = ? AND productId = ? AND readAt IS NULL ORDER BY seq DESC LIMIT 1
+        """)
+    private static let deleteSQL = StatementSQL("DELETE FROM notification WHERE seq = ?")
+    private static let insertSQL = StatementSQL("""
+        INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let oldestSQL = StatementSQL("""
+        SELECT seq, readAt IS NULL FROM notification WHERE owner = ? ORDER BY seq LIMIT ?
+        """)
+    private static let deleteOldestSQL = StatementSQL("DELETE FROM notification WHERE owner = ? AND seq <= ?")
+    private static let storeCountsSQL = StatementSQL("""
+        INSERT INTO inbox (owner, stored, unread) VALUES (?, ?, ?)
+        ON CONFLICT (owner) DO UPDATE SET stored = excluded.stored, unread = excluded.unread
+        """)
+
     /// The counts of the inbox of the owner whose storage key is `owner` (zero before its first notification).
     static func counts(_ db: Database, owner: String) throws -> Counts {
-        try DirectStatement(db, "SELECT stored, unread FROM inbox WHERE owner = ?").one([.text(owner)]) {
+        try DirectStatement(db, Self.countsSQL).one([.text(owner)]) {
             Counts(stored: $0.int(0), unread: $0.int(1))
         } ?? Counts(stored: 0, unread: 0)
     }
@@ -114,7 +134,7 @@ package enum InboxRows {
     }
 
     private static func notificationsEnabled(_ db: Database, accountId: Int64) throws -> Bool {
-        try DirectStatement(db, "SELECT notificationsEnabled FROM account WHERE id = ?").one([.integer(accountId)]) { $0.int64(0) != 0 } ?? false
+        try DirectStatement(db, Self.notificationsEnabledSQL).one([.integer(accountId)]) { $0.int64(0) != 0 } ?? false
     }
 
     /// Stores a notification (replacing an unread one of the same kind and product), keeps the inbox
@@ -128,41 +148,35 @@ package enum InboxRows {
         var counts = try counts(db, owner: key)
         var replaced: Int64?
         if let productId, kind != .orderPlaced {
-            replaced = try DirectStatement(db, """
-                SELECT seq FROM notification WHERE owner = ? AND kind = ? AND productId = ? AND readAt IS NULL ORDER BY seq DESC LIMIT 1
-                """).one([.text(key), .text(kind.rawValue), .text(productId)]) { $0.int64(0) }
+            replaced = try DirectStatement(db, Self.unreadOfProductSQL)
+                .one([.text(key), .text(kind.rawValue), .text(productId)]) { $0.int64(0) }
             if let replaced {
-                try DirectStatement(db, "DELETE FROM notification WHERE seq = ?").execute([.integer(replaced)])
+                try DirectStatement(db, Self.deleteSQL).execute([.integer(replaced)])
                 counts.stored -= 1
                 counts.unread -= 1  // Only an unread one is replaced.
             }
         }
         let milliseconds = StoredDate.milliseconds(now)
-        try DirectStatement(db, """
-            INSERT INTO notification (owner, kind, title, body, productId, orderId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute([.text(key), .text(kind.rawValue), .text(title), .text(body), productId.map { .text($0) } ?? .null,
-                          orderId.map { .text($0) } ?? .null, .integer(milliseconds)])
+        try DirectStatement(db, Self.insertSQL).execute([
+            .text(key), .text(kind.rawValue), .text(title), .text(body), productId.map { .text($0) } ?? .null,
+            orderId.map { .text($0) } ?? .null, .integer(milliseconds),
+        ])
         let seq = db.lastInsertedRowID
         counts.stored += 1
         counts.unread += 1
         if counts.stored > maximumPerAccount {
             var oldest: [(seq: Int64, isUnread: Bool)] = []
-            try DirectStatement(db, """
-                SELECT seq, readAt IS NULL FROM notification WHERE owner = ? ORDER BY seq LIMIT ?
-                """).forEachRow([.text(key), .integer(Int64(counts.stored - maximumPerAccount))]) { row in
+            try DirectStatement(db, Self.oldestSQL).forEachRow([.text(key), .integer(Int64(counts.stored - maximumPerAccount))]) { row in
                 oldest.append((row.int64(0), row.int64(1) != 0))
                 return true
             }
             if let last = oldest.last {
-                try DirectStatement(db, "DELETE FROM notification WHERE owner = ? AND seq <= ?").execute([.text(key), .integer(last.seq)])
+                try DirectStatement(db, Self.deleteOldestSQL).execute([.text(key), .integer(last.seq)])
                 counts.stored -= oldest.count
                 counts.unread -= oldest.count(where: \.isUnread)
             }
         }
-        try DirectStatement(db, """
-            INSERT INTO inbox (owner, stored, unread) VALUES (?, ?, ?)
-            ON CONFLICT (owner) DO UPDATE SET stored = excluded.stored, unread = excluded.unread
-            """).execute([.text(key), .integer(Int64(counts.stored)), .integer(Int64(counts.unread))])
+        try DirectStatement(db, Self.storeCountsSQL).execute([.text(key), .integer(Int64(counts.stored)), .integer(Int64(counts.unread))])
         let notification = InboxNotification(
             id: InboxNotification.id(seq: seq), kind: kind, title: title, body: body, productId: productId, orderId: orderId,
             createdAt: StoredDate.date(milliseconds), isRead: false)

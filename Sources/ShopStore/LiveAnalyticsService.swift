@@ -95,14 +95,16 @@ public final class LiveAnalyticsService: AnalyticsService, Sendable {
         }
     }
 
+    private static let insertSQL = StatementSQL("""
+        INSERT INTO analytics_event (at, kind, productId, quantity, owner) VALUES (?, ?, ?, ?, ?)
+        """)
+
     /// Writes one batch in one transaction, and deletes the events older than `pruneBefore` when given.
     private static func store(_ batch: [AnalyticsEvent], pruneBefore: Date?, in database: ShopDatabase) async throws {
         try await database.write { db in
             // Bound straight on SQLite: GRDB's arguments cost three times the insert itself (callgrind: 18k
             // instructions per event, one event per cart change, on the writer beside the main thread).
-            let insert = try DirectStatement(db, """
-                INSERT INTO analytics_event (at, kind, productId, quantity, owner) VALUES (?, ?, ?, ?, ?)
-                """)
+            let insert = try DirectStatement(db, Self.insertSQL)
             for event in batch {
                 try insert.execute([
                     .integer(StoredDate.milliseconds(event.at)), .text(event.kind.rawValue), event.productId.map { .text($0) } ?? .null,

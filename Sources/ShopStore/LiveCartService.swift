@@ -29,10 +29,7 @@ struct LiveCartService: CartService {
             // Saturating: a quantity near Int.max is refused as above stock, not an arithmetic trap.
             let total = current.addingReportingOverflow(quantity)
             try CartRules.checkAvailability(of: product.limits, quantity: total.overflow ? .max : total.partialValue)
-            try DirectStatement(db, """
-                INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
-                ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
-                """).execute([.text(owner), .text(productId), .integer(Int64(quantity))])
+            try DirectStatement(db, Self.addSQL).execute([.text(owner), .text(productId), .integer(Int64(quantity))])
             // The line now holds `total` (checked above, so it did not overflow); not `RETURNING quantity`,
             // which SQLite runs as a trigger program, dearer than the statement itself.
             return product.written(quantity: total.partialValue)
@@ -50,33 +47,39 @@ struct LiveCartService: CartService {
             }
             guard let line else { throw ShopError.notInCart(productId) }
             if quantity == 0 {
-                try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute([.text(owner), .text(productId)])
+                try DirectStatement(db, Self.removeSQL).execute([.text(owner), .text(productId)])
                 return .known(nil)
             }
             guard let product = line else { throw ShopError.productNotFound(productId) }
             try CartRules.checkAvailability(of: product.limits, quantity: quantity)
-            try DirectStatement(db, "UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
-                .execute([.integer(Int64(quantity)), .text(owner), .text(productId)])
+            try DirectStatement(db, Self.setQuantitySQL).execute([.integer(Int64(quantity)), .text(owner), .text(productId)])
             return product.written(quantity: quantity)
         }
     }
 
     /// What an add reads: the product, then the units of its line in the cart (NULL: none).
-    private static let addReadSQL = """
+    private static let addReadSQL = StatementSQL("""
         SELECT \(TouchedProduct.columns), (SELECT quantity FROM cart_line WHERE owner = ? AND productId = p.id)
         FROM product p LEFT JOIN category k ON k.id = p.categoryId WHERE p.id = ?
-        """
+        """)
+    private static let addSQL = StatementSQL("""
+        INSERT INTO cart_line (owner, productId, quantity) VALUES (?, ?, ?)
+        ON CONFLICT (owner, productId) DO UPDATE SET quantity = quantity + excluded.quantity
+        """)
 
     /// What a quantity change reads: the line's product (NULLs when it is gone), then whether it is there.
-    private static let setQuantityReadSQL = """
+    private static let setQuantityReadSQL = StatementSQL("""
         SELECT \(TouchedProduct.columns), p.id IS NOT NULL
         FROM cart_line c LEFT JOIN product p ON p.id = c.productId LEFT JOIN category k ON k.id = p.categoryId
         WHERE c.owner = ? AND c.productId = ?
-        """
+        """)
+    private static let setQuantitySQL = StatementSQL("UPDATE cart_line SET quantity = ? WHERE owner = ? AND productId = ?")
+    private static let removeSQL = StatementSQL("DELETE FROM cart_line WHERE owner = ? AND productId = ?")
+    private static let clearSQL = StatementSQL("DELETE FROM cart_line WHERE owner = ?")
 
     func remove(productId: String, for shopper: Shopper) async throws -> Cart {
         try await change(shopper, touching: productId) { db in
-            try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ? AND productId = ?").execute([.text(shopper.storageKey), .text(productId)])
+            try DirectStatement(db, Self.removeSQL).execute([.text(shopper.storageKey), .text(productId)])
             guard db.changesCount > 0 else { throw ShopError.notInCart(productId) }
             return .known(nil)
         }
@@ -84,7 +87,7 @@ struct LiveCartService: CartService {
 
     func clear(for shopper: Shopper) async throws -> Cart {
         try await change(shopper, touching: nil) { db in
-            try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ?").execute([.text(shopper.storageKey)])
+            try DirectStatement(db, Self.clearSQL).execute([.text(shopper.storageKey)])
             return .unknown
         }
     }

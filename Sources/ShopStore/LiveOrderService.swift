@@ -10,6 +10,15 @@ struct LiveOrderService: OrderService {
     let feed: ChangeFeed
     let now: @Sendable () -> Date
 
+    // The statements of a checkout (compiled once per connection and kept: `StatementSQL`).
+    private static let insertOrderSQL = StatementSQL("""
+        INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let insertLineSQL = StatementSQL("""
+        INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
+        """)
+    private static let emptyCartSQL = StatementSQL("DELETE FROM cart_line WHERE owner = ?")
+
     func recentOrders(limit: Int, of shopper: Shopper) async throws -> [Order] {
         try await StorageError.mapping {
             try await database.writer.read { db in try StoredRows.orders(db, of: shopper, limit: max(limit, 0)) }
@@ -55,14 +64,11 @@ struct LiveOrderService: OrderService {
                         OrderLine(productId: $0.productId, name: $0.name, unitPrice: $0.unitPrice, quantity: $0.quantity)
                     },
                     subtotal: cart.subtotal, tax: cart.tax, total: cart.total)
-                try DirectStatement(db, """
-                    INSERT INTO customer_order (seq, id, createdAt, subtotal, tax, total, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """).execute([.integer(Int64(seq)), .text(order.id), .integer(StoredDate.milliseconds(createdAt)),
-                                  .integer(order.subtotal.minorUnits), .integer(order.tax.minorUnits),
-                                  .integer(order.total.minorUnits), .text(owner)])
-                let insertLine = try DirectStatement(db, """
-                    INSERT INTO order_line (orderId, position, productId, name, unitPrice, quantity) VALUES (?, ?, ?, ?, ?, ?)
-                    """)
+                try DirectStatement(db, Self.insertOrderSQL).execute([
+                    .integer(Int64(seq)), .text(order.id), .integer(StoredDate.milliseconds(createdAt)), .integer(order.subtotal.minorUnits),
+                    .integer(order.tax.minorUnits), .integer(order.total.minorUnits), .text(owner),
+                ])
+                let insertLine = try DirectStatement(db, Self.insertLineSQL)
                 for (position, line) in order.lines.enumerated() {
                     try insertLine.execute([.text(order.id), .integer(Int64(position)), .text(line.productId), .text(line.name),
                                             .integer(line.unitPrice.minorUnits), .integer(Int64(line.quantity))])
@@ -72,7 +78,7 @@ struct LiveOrderService: OrderService {
                 for (product, quantity) in bought.sorted(by: { $0.product.id < $1.product.id }) {
                     try PriceHistoryRows.record(db, product, at: now, sold: quantity)
                 }
-                try DirectStatement(db, "DELETE FROM cart_line WHERE owner = ?").execute([.text(owner)])
+                try DirectStatement(db, Self.emptyCartSQL).execute([.text(owner)])
                 try StoredRows.bumpCartRevision(db, of: shopper)
                 try IdempotencyRecord.record(db, key, outcome: ["orderId": order.id], at: now)
                 // Emptied: known without reading the lines back.

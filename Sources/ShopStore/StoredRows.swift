@@ -21,9 +21,33 @@ enum StoredRows {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map(product)
     }
 
+    // The statements of the reads and writes below (compiled once per connection and kept: `StatementSQL`).
+    private static let productSQL = StatementSQL("SELECT \(productColumns) FROM product p WHERE p.id = ?")
+    private static let cartSQL = StatementSQL("""
+        SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
+        FROM cart_line c
+        JOIN product p ON p.id = c.productId
+        JOIN category k ON k.id = p.categoryId
+        WHERE c.owner = ?
+        ORDER BY c.seq
+        """)
+    private static let lineSQL = StatementSQL("""
+        SELECT p.name, p.categoryId, p.price, c.quantity, k.taxRate
+        FROM cart_line c
+        JOIN product p ON p.id = c.productId
+        JOIN category k ON k.id = p.categoryId
+        WHERE c.owner = ? AND c.productId = ?
+        """)
+    private static let cartRevisionSQL = StatementSQL("SELECT revision FROM cart_revision WHERE owner = ?")
+    private static let bumpCartRevisionSQL = StatementSQL("""
+        INSERT INTO cart_revision (owner, revision) VALUES (?, 1)
+        ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
+        """)
+    private static let nextSequenceSQL = StatementSQL("SELECT seq FROM sqlite_sequence WHERE name = ?")
+
     /// One product, or `nil`.
     static func product(_ db: Database, id: String) throws -> Product? {
-        try DirectStatement(db, "SELECT \(productColumns) FROM product p WHERE p.id = ?").one([.text(id)]) { row in
+        try DirectStatement(db, Self.productSQL).one([.text(id)]) { row in
             Product(
                 id: row.text(0), name: row.text(1), description: row.text(2), price: Money(minorUnits: row.int64(3)),
                 categoryId: row.text(4), stock: row.int(5), maxPerOrder: row.int(6),
@@ -46,14 +70,7 @@ enum StoredRows {
         // Read in place from SQLite (`DirectStatement`): GRDB's cursor still made a row and a value per column
         // (callgrind: 43k instructions per checkout of a one-line cart for this read and the revision's).
         var cart = PricedCart(lines: [], taxRates: [], revision: try revision ?? cartRevision(db, of: owner))
-        try DirectStatement(db, """
-            SELECT c.productId, p.name, p.categoryId, p.price, c.quantity, k.taxRate
-            FROM cart_line c
-            JOIN product p ON p.id = c.productId
-            JOIN category k ON k.id = p.categoryId
-            WHERE c.owner = ?
-            ORDER BY c.seq
-            """).forEachRow([.text(owner)]) { row in
+        try DirectStatement(db, Self.cartSQL).forEachRow([.text(owner)]) { row in
             cart.lines.append(CartLine(
                 productId: row.text(0), name: row.text(1), categoryId: row.text(2), unitPrice: Money(minorUnits: row.int64(3)),
                 quantity: row.int(4)))
@@ -66,13 +83,7 @@ enum StoredRows {
     /// One line of a shopper's cart with its tax rate, or nil when the cart has no line of the product
     /// (or the product is gone).
     static func pricedLine(_ db: Database, owner: String, productId: String) throws -> (line: CartLine, taxRate: Int)? {
-        try DirectStatement(db, """
-            SELECT p.name, p.categoryId, p.price, c.quantity, k.taxRate
-            FROM cart_line c
-            JOIN product p ON p.id = c.productId
-            JOIN category k ON k.id = p.categoryId
-            WHERE c.owner = ? AND c.productId = ?
-            """).one([.text(owner), .text(productId)]) { row in
+        try DirectStatement(db, Self.lineSQL).one([.text(owner), .text(productId)]) { row in
             (CartLine(productId: productId, name: row.text(0), categoryId: row.text(1), unitPrice: Money(minorUnits: row.int64(2)),
                       quantity: row.int(3)),
              row.int(4))
@@ -81,22 +92,19 @@ enum StoredRows {
 
     /// The revision of an owner's cart (0 before its first change).
     static func cartRevision(_ db: Database, of owner: String) throws -> Int64 {
-        try DirectStatement(db, "SELECT revision FROM cart_revision WHERE owner = ?").one([.text(owner)]) { $0.int64(0) } ?? 0
+        try DirectStatement(db, Self.cartRevisionSQL).one([.text(owner)]) { $0.int64(0) } ?? 0
     }
 
     /// Marks a shopper's cart as changed.
     static func bumpCartRevision(_ db: Database, of shopper: Shopper) throws {
         // Not `RETURNING revision`: SQLite runs a RETURNING clause as a trigger program, and the statement with
         // it cost more than this one and a read of the revision after it (callgrind: 29k instructions, 11k + 6k).
-        try DirectStatement(db, """
-            INSERT INTO cart_revision (owner, revision) VALUES (?, 1)
-            ON CONFLICT (owner) DO UPDATE SET revision = revision + 1
-            """).execute([.text(shopper.storageKey)])
+        try DirectStatement(db, Self.bumpCartRevisionSQL).execute([.text(shopper.storageKey)])
     }
 
     /// The next value of a table's AUTOINCREMENT counter (never reused, even after deletes).
     static func nextSequence(_ db: Database, table: String) throws -> Int {
-        let current = try DirectStatement(db, "SELECT seq FROM sqlite_sequence WHERE name = ?").one([.text(table)]) { $0.int(0) }
+        let current = try DirectStatement(db, Self.nextSequenceSQL).one([.text(table)]) { $0.int(0) }
         return (current ?? 0) + 1
     }
 

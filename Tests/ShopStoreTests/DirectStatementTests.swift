@@ -23,4 +23,36 @@ import Testing
             }
         }
     }
+
+    @Test func aKeptStatementRunsOnlyOnTheConnectionItWasCompiledFor() throws {
+        let first = try DatabaseQueue()
+        let second = try DatabaseQueue()
+        try first.write { try $0.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)") }
+        try second.write { try $0.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (2)") }
+        let sql = StatementSQL("SELECT x FROM t")
+        for _ in 0..<3 {
+            #expect(try first.read { try DirectStatement($0, sql).one([]) { $0.int(0) } } == 1)
+            #expect(try first.read { try DirectStatement($0, sql).one([]) { $0.int(0) } } == 1)
+            #expect(try second.read { try DirectStatement($0, sql).one([]) { $0.int(0) } } == 2)
+        }
+    }
+
+    @Test func aKeptStatementNeitherKeepsItsConnectionOpenNorOutlivesGRDBsCache() throws {
+        let sql = StatementSQL("SELECT x FROM t")
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)")
+            #expect(try DirectStatement(db, sql).one([]) { $0.int(0) } == 1)
+            // GRDB finalizes its cached statements here; the one kept goes with them, and is compiled again.
+            db.releaseMemory()
+            try db.execute(sql: "UPDATE t SET x = 3")
+            #expect(try DirectStatement(db, sql).one([]) { $0.int(0) } == 3)
+        }
+        // SQLite refuses to close a connection with a statement not finalized (SQLITE_BUSY): the kept one is not
+        // held here.
+        try queue.close()
+        let reopened = try DatabaseQueue()
+        try reopened.write { try $0.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (4)") }
+        #expect(try reopened.read { try DirectStatement($0, sql).one([]) { $0.int(0) } } == 4)
+    }
 }
