@@ -80,34 +80,43 @@ struct DirectStatement {
     /// - Throws: A `DatabaseError` when SQLite fails, or what `body` throws.
     func forEachRow(_ arguments: [Argument], while body: (Row) throws -> Bool) throws {
         let handle = statement.sqliteStatement
-        defer {
-            sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
-        }
-        for (index, argument) in zip(Int32(1)..., arguments) {
-            let code: Int32
-            switch argument {
-            case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
-            case .text(var value):
-                // From the string's own bytes (a `String` passed as `const char *` is first copied into a new
-                // C string), with their count: SQLite copies them (`SQLITE_TRANSIENT`).
-                code = value.withUTF8 { bytes in
-                    // An empty string has no bytes to point at, and a null pointer would bind NULL.
-                    guard let start = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT) }
-                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_TRANSIENT)
-                    }
-                }
-            case .null: code = sqlite3_bind_null(handle, index)
-            case .rowSet(let set): code = srs_bind_row_set(handle, index, set)
+        // The texts' bytes are bound from one scratch buffer on the stack (`SQLITE_STATIC`), which outlives the
+        // bindings: SQLite does not copy them into memory of its own, a `malloc` and a `free` per text (SQLite's
+        // lookaside allocator is left out of Debian's build).
+        var textBytes = 0
+        for case .text(let value) in arguments { textBytes += value.utf8.count }
+        try withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(1, textBytes)) { scratch in
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
             }
-            guard code == SQLITE_OK else { throw error(code) }
-        }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else { throw error(code) }
-            guard try body(Row(handle: handle)) else { return }
+            // Never null, so that an empty text binds empty text, not NULL.
+            guard let base = scratch.baseAddress else { return }
+            var used = 0
+            for (index, argument) in zip(Int32(1)..., arguments) {
+                let code: Int32
+                switch argument {
+                case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
+                case .text(var value):
+                    let start = base + used
+                    let count = value.withUTF8 { bytes in
+                        if let source = bytes.baseAddress { UnsafeMutableRawPointer(start).copyMemory(from: source, byteCount: bytes.count) }
+                        return bytes.count
+                    }
+                    used += count
+                    // No destructor (`SQLITE_STATIC`): the bytes stay where they are until the bindings are cleared.
+                    code = sqlite3_bind_text(handle, index, start, Int32(count), nil)
+                case .null: code = sqlite3_bind_null(handle, index)
+                case .rowSet(let set): code = srs_bind_row_set(handle, index, set)
+                }
+                guard code == SQLITE_OK else { throw error(code) }
+            }
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { return }
+                guard code == SQLITE_ROW else { throw error(code) }
+                guard try body(Row(handle: handle)) else { return }
+            }
         }
     }
 
@@ -120,5 +129,3 @@ struct DirectStatement {
     }
 }
 
-/// SQLite's "copy the value now" destructor for bound text.
-private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
