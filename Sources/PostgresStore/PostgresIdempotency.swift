@@ -43,13 +43,24 @@ enum PostgresIdempotency {
 /// Idempotency records over PostgreSQL.
 struct PostgresIdempotencyService: IdempotencyService {
     let database: PostgresShopDatabase
+    let feed: ChangeFeed
 
+    /// A record found is another write's outcome, about to be replayed as a success: the change it keyed is
+    /// shown on this server's ViewModels first (it may be another server's, which this server has not heard of
+    /// yet), as a first attempt's answer comes after what it stored is shown. The log's head is read in the
+    /// record's statement, one snapshot, so publishing up to it includes the change.
     func record(of key: String) async throws -> (fingerprint: String, outcome: IdempotentOutcome)? {
-        try await database.read { session in
-            try await session.first("SELECT fingerprint, outcome FROM idempotency_key WHERE key = \(key)").map { row in
-                let (fingerprint, outcome) = try row.decode((String, String).self)
-                return (fingerprint, IdempotencyRecord.decode(outcome))
+        let found = try await database.read { session in
+            try await session.first("""
+                SELECT k.fingerprint, k.outcome, (SELECT seq FROM change_log_head WHERE id = 1)
+                FROM idempotency_key k WHERE k.key = \(key)
+                """).map { row in
+                let (fingerprint, outcome, head) = try row.decode((String, String, Int64?).self)
+                return (record: (fingerprint, IdempotencyRecord.decode(outcome)), head: head ?? 0)
             }
         }
+        guard let found else { return nil }
+        await feed.published(through: found.head)
+        return found.record
     }
 }

@@ -53,7 +53,7 @@ extension ShopServices {
             orders: PostgresOrderService(database: database, feed: feed, now: now),
             recommendations: PostgresRecommendationService(database: database),
             accounts: PostgresAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
-            idempotency: PostgresIdempotencyService(database: database),
+            idempotency: PostgresIdempotencyService(database: database, feed: feed),
             events: events,
             notifications: PostgresNotificationService(database: database, feed: feed, events: events, now: now),
             analytics: PostgresAnalyticsService(database: database, clock: clock, now: now))

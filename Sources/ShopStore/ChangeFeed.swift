@@ -64,6 +64,14 @@ package final class ChangeFeed {
         }
         known.merge(earlier) { _, new in new }
         known[seq] = events
+        await published(through: seq)
+    }
+
+    /// Publishes every entry up to `seq`, reading the log, and returns once they are published (at once when
+    /// they are): for an answer that must come after what a commit shows, this server's (``committed(_:_:earlier:)``)
+    /// or another's (an idempotent replay of another server's change).
+    package func published(through seq: Int64) async {
+        guard position < seq else { return }
         // In a task of its own, which the caller's cancellation does not reach: the change is stored even
         // if its request was cancelled meanwhile (too late), and a cancelled task's read of the log fails
         // at once, which left the change, and those of the same group commit waiting on this catch-up,

@@ -51,15 +51,23 @@ package enum IdempotencyRecord {
 /// Idempotency records over the shop database.
 struct LiveIdempotencyService: IdempotencyService {
     let database: ShopDatabase
+    let feed: ChangeFeed
 
-    /// A record found is another write's outcome, about to be replayed as a success: when this server's log
-    /// is synced on demand, a sync is asked for first, since the process that wrote it may not have synced it
-    /// (its answer waits for the sync, as a write's does).
+    /// A record found is another write's outcome, about to be replayed as a success, so two things come first:
+    /// - the change it keyed is shown on this server's ViewModels: it may be another server's, which this
+    ///   server's poll has not read yet, and a replay is answered after what it stored is shown, as a first
+    ///   attempt is. The log's head is read in the record's snapshot, so publishing up to it includes the change;
+    /// - when this server's log is synced on demand, a sync is asked for, since the process that wrote it may not
+    ///   have synced it (its answer waits for the sync, as a write's does).
     func record(of key: String) async throws -> (fingerprint: String, outcome: IdempotentOutcome)? {
-        let record = try await StorageError.mapping {
-            try await database.writer.read { db in try IdempotencyRecord.record(db, key: key) }
+        let found = try await StorageError.mapping {
+            try await database.writer.read { db in
+                try IdempotencyRecord.record(db, key: key).map { record in (record, head: try ChangeLog.lastSeq(db)) }
+            }
         }
-        if record != nil { database.logSync?.requestSync() }
+        guard let (record, head) = found else { return nil }
+        database.logSync?.requestSync()
+        await feed.published(through: head)
         return record
     }
 }

@@ -51,7 +51,7 @@ extension ShopServices {
             orders: LiveOrderService(database: database, feed: feed, now: now),
             recommendations: LiveRecommendationService(database: database),
             accounts: LiveAccountService(database: database, feed: feed, hasher: hasher, now: now, gate: HashingGate(limit: 2)),
-            idempotency: LiveIdempotencyService(database: database),
+            idempotency: LiveIdempotencyService(database: database, feed: feed),
             events: events,
             notifications: LiveNotificationService(database: database, feed: feed, events: events, now: now),
             analytics: LiveAnalyticsService(database: database, clock: clock, now: now))

@@ -197,6 +197,28 @@ import Testing
         #expect(try await services.cart.cart(of: .testShopper).itemCount == 2)
     }
 
+    /// A replay is answered as a success after what it stored is shown: when another server stored it, its record
+    /// is handed over only once this server has published it (its poll may not have read it yet).
+    @Test func aRecordOfAnotherServersChangeIsHandedOverOnceTheChangeIsPublishedHere() async throws {
+        let folder = try TemporaryFolder()
+        let writer = ShopServices.testing(try ShopDatabase(path: folder.databasePath))
+        let events = ShopEvents()
+        let reader = ShopServices.testing(try ShopDatabase(path: folder.databasePath), events: events)  // no poll
+        let recorder = EventRecorder(events)
+        let key = IdempotencyKey(key: "k-1", fingerprint: "cart/add p-0006 x2")
+        let cart = try await IdempotencyKey.$current.withValue(key) { try await writer.cart.add(productId: "p-0006", quantity: 2, for: .testShopper) }
+        try await writer.favorites.setFavorite(productId: "p-0002", isFavorite: true, for: .testShopper)  // after it
+        #expect(recorder.events.isEmpty)
+
+        #expect(try await reader.idempotency.record(of: "k-1")?.fingerprint == key.fingerprint)
+        // Published up to the log's head as the record was read: the keyed change, and what came after it.
+        #expect(recorder.events == [
+            .cartChanged(cart, shopper: .testShopper), .favoriteChanged(productId: "p-0002", isFavorite: true, shopper: .testShopper),
+        ])
+        #expect(try await reader.idempotency.record(of: "none") == nil)
+        #expect(recorder.events.count == 2)
+    }
+
     @Test func aKeyedChangeIsAppliedOnceAndItsKeyRefusesOtherParams() async throws {
         let services = ShopServices.testing(try ShopDatabase(path: ":memory:"))
         let key = IdempotencyKey(key: "k-1", fingerprint: "cart/add p-0006 x2")

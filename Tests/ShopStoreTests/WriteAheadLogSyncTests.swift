@@ -225,7 +225,7 @@ import Testing
         let key = IdempotencyKey(key: "k-1", fingerprint: "f")
         try await database.write { db in try IdempotencyRecord.record(db, key, at: Date()) }
         sync.pass()
-        let service = LiveIdempotencyService(database: database)
+        let service = LiveIdempotencyService(database: database, feed: ChangeFeed(database: database, events: ShopEvents()))
         #expect(try await service.record(of: "k-2") == nil)
         #expect(sync.reached == sync.required)  // nothing found: nothing to wait for
         #expect(try await service.record(of: "k-1") != nil)
