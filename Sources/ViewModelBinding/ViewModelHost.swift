@@ -130,9 +130,13 @@ public final class ViewModelHost<Environment> {
                 }
                 // Actions start in the order they came, though a keyed one reads its key first.
                 await self.admission.enter()
-                // Scoped when it starts, not when it arrived: a sign-in answered meanwhile changed the shopper.
-                if let scope = self.idempotencyScope, let unscoped = key {
-                    key = IdempotencyKey(key: unscoped.key, fingerprint: scope() + " " + unscoped.fingerprint)
+                // What it acts on and whose key it is, read when it starts, not when it arrived: an action before
+                // it may have changed the ViewModel (a product page's quantity), and a sign-in the shopper.
+                if let unscoped = key {
+                    var fingerprint = unscoped.fingerprint
+                    if let subject = action.subject { fingerprint += " " + subject(entry.screen.object).description }
+                    if let scope = self.idempotencyScope { fingerprint = scope() + " " + fingerprint }
+                    key = IdempotencyKey(key: unscoped.key, fingerprint: fingerprint)
                 }
                 var record: (fingerprint: String, outcome: [String: String])?
                 if let key, let lookUp = self.idempotencyRecord {

@@ -66,6 +66,73 @@ def test_a_keyed_retry_is_answered_without_applying_it_again(mirrors: Mirrors):
     assert long_key["error"]["code"] == -32602 and long_key["error"]["data"]["parameter"] == "idempotencyKey"
 
 
+def test_a_key_is_refused_for_what_another_viewmodel_acts_on(mirrors: Mirrors):
+    # A product page's product and quantity, a catalog's selection and a profile's draft live in the ViewModel,
+    # not in the params; a key used for one is refused for another, not answered as its replay with nothing
+    # stored (two tabs whose key counters both start at 1).
+    register_account(mirrors)
+    catalog = open_settled(mirrors, "catalog")
+    pages = [open_settled(mirrors, "productDetail", {"productId": p["id"]}) for p in catalog.state["products"] if p["inStock"]]
+    first, second = [page for page in pages if page.state["maxQuantity"] >= 3][:2]
+    cart = open_settled(mirrors, "cart")
+    ok(action(mirrors, first, "addToCart", idempotencyKey="page-add"))
+    lines = cart.state["lines"]
+    refused(action(mirrors, second, "addToCart", idempotencyKey="page-add"), "idempotencyKeyReused")
+    ok(action(mirrors, first, "incrementQuantity"))
+    refused(action(mirrors, first, "addToCart", idempotencyKey="page-add"), "idempotencyKeyReused")  # 2 units, not 1
+    assert cart.state["lines"] == lines and second.state["inCart"] == 0
+    ok(action(mirrors, first, "decrementQuantity"))
+    assert ok(action(mirrors, first, "addToCart", idempotencyKey="page-add"))["replayed"] is True
+    assert cart.state["lines"] == lines
+
+    ok(action(mirrors, first, "toggleFavorite", idempotencyKey="page-fav"))
+    refused(action(mirrors, second, "toggleFavorite", idempotencyKey="page-fav"), "idempotencyKeyReused")
+    assert first.state["isFavorite"] is True and second.state["isFavorite"] is False
+
+    ids = [p["id"] for p in catalog.state["products"]][-2:]
+    ok(action(mirrors, catalog, "toggleSelection", productId=ids[0]))
+    ok(action(mirrors, catalog, "deleteSelected", idempotencyKey="delete"))
+    ok(action(mirrors, catalog, "toggleSelection", productId=ids[1]))
+    refused(action(mirrors, catalog, "deleteSelected", idempotencyKey="delete"), "idempotencyKeyReused")
+    assert ids[1] in [p["id"] for p in catalog.state["products"]]
+
+    profile = open_settled(mirrors, "profile")
+    ok(action(mirrors, profile, "setField", field="bio", value="First draft"))
+    ok(action(mirrors, profile, "save", idempotencyKey="profile-save"))
+    ok(action(mirrors, profile, "setField", field="bio", value="Second draft"))
+    refused(action(mirrors, profile, "save", idempotencyKey="profile-save"), "idempotencyKeyReused")
+    assert open_settled(mirrors, "profile").state["fields"]["bio"] == "First draft"
+
+
+def test_a_replay_of_another_servers_change_is_answered_after_its_state(spawn, tmp_path):
+    # The documented recovery (a server that died): the same request and key, sent to another server on the
+    # database. Its answer says the change is stored, so that server's screens show it first, as for a first
+    # attempt; its change-log poll may not have read the change yet.
+    database = str(tmp_path / "shared.sqlite")
+    sides = []
+    account = None
+    for _ in range(2):
+        session = spawn("--database", database)
+        session.initialize()
+        mirrors = Mirrors(session)
+        account = resume_account(mirrors, account) if account else register_account(mirrors)
+        sides.append((mirrors, open_settled(mirrors, "cart"), open_settled(mirrors, "productDetail", {"productId": "p-0001"})))
+    (a, cart_a, _), (b, cart_b, page_b) = sides
+    for attempt in range(5):
+        key = f"retry-{attempt}"
+        ok(action(a, cart_a, "add", productId="p-0001", quantity=1, idempotencyKey=key))
+        units = cart_a.state["totals"]["itemCount"]
+        checkpoint = Checkpoint(b)
+        replayed = ok(action(b, cart_b, "add", productId="p-0001", quantity=1, idempotencyKey=key))
+        assert replayed["replayed"] is True
+        assert cart_b.state["totals"]["itemCount"] == units and page_b.state["inCart"] == units, (cart_b.state, page_b.state)
+        checkpoint.verify()
+    placed = ok(action(a, cart_a, "checkout", idempotencyKey="retry-pay"))
+    replayed = ok(action(b, cart_b, "checkout", idempotencyKey="retry-pay"))
+    assert replayed["orderId"] == placed["orderId"] and replayed["replayed"] is True
+    assert cart_b.state["lines"] == [] and page_b.state["inCart"] == 0, (cart_b.state, page_b.state)
+
+
 def test_text_holding_nul_is_refused_not_stored_as_its_prefix(mirrors: Mirrors):
     # SQLite's C API ends bound text at a NUL: "k\u0000b" would be the key "k", so a second add under it
     # would be answered as a replay of the first and never stored. Such text is -32602 naming the parameter.
