@@ -224,21 +224,33 @@ public final class Connection {
                 sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
             }
         case .task(let body):
-            if let taskExecutor {
-                inFlight[id] = Task(executorPreference: taskExecutor) { [self] in await run(body, request, id: id, sink: sink) }
-            } else {
-                inFlight[id] = Task { @MainActor in await self.run(body, request, id: id, sink: sink) }
+            start({ try await body(request) }, id: id, sink: sink)
+        case .preparedTask(let prepare):
+            let body: @MainActor @Sendable () async throws -> JSONValue
+            do {
+                body = try prepare(request)
+            } catch {
+                sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
+                return
             }
+            start(body, id: id, sink: sink)
         }
     }
 
-    /// Runs a request's handler in its task and answers it.
-    private func run(
-        _ body: @MainActor @Sendable (Request) async throws -> JSONValue, _ request: Request, id: RequestID, sink: ResponseSink
-    ) async {
+    /// Starts a request's task, in flight under `id` until it has answered.
+    private func start(_ body: @escaping @MainActor @Sendable () async throws -> JSONValue, id: RequestID, sink: ResponseSink) {
+        if let taskExecutor {
+            inFlight[id] = Task(executorPreference: taskExecutor) { [self] in await run(body, id: id, sink: sink) }
+        } else {
+            inFlight[id] = Task { @MainActor in await self.run(body, id: id, sink: sink) }
+        }
+    }
+
+    /// Runs a request's work in its task and answers it.
+    private func run(_ body: @MainActor @Sendable () async throws -> JSONValue, id: RequestID, sink: ResponseSink) async {
         let outcome: Result<JSONValue, RPCError>
         do {
-            outcome = .success(try await body(request))
+            outcome = .success(try await body())
         } catch {
             outcome = .failure(RPCError(from: error))
         }

@@ -7,6 +7,11 @@ public enum MethodHandler: Sendable {
     /// Run as a task on the main actor, so that other messages (`ping`, `$/cancelRequest`) are served while
     /// it runs; `$/cancelRequest` cancels the task.
     case task(@MainActor @Sendable (Request) async throws -> JSONValue)
+    /// Checked at once, inside the main-actor turn that read the request, then run as a task (as ``task``): the
+    /// first closure resolves what the request names as it stands when the request arrives (a ViewModel's handle,
+    /// which a `viewModel/close` read in the same turn would otherwise close before the task runs) and throws when
+    /// the request is invalid then; it returns the work the task runs.
+    case preparedTask(@MainActor @Sendable (Request) throws -> @MainActor @Sendable () async throws -> JSONValue)
 }
 
 /// A method's entry in the OpenRPC document that `rpc.discover` returns.

@@ -114,73 +114,83 @@ public final class ViewModelHost<Environment> {
     private func registerAction(_ action: ActionDefinition, of definition: ViewModelDefinition<Environment>, described description: MethodDescription) {
         connection.register(
             description,
-            handler: .task { [unowned self] request in
+            handler: .preparedTask { [unowned self] request in
+                // The handle as it stands when the request arrives: a close read right after it does not make it
+                // invalid params.
                 let entry = try self.entry(for: request, type: definition.type)
-                let control = try ActionControl.of(request)
-                var key: IdempotencyKey?
-                if let text = control.idempotencyKey {
-                    guard action.stores else {
-                        throw RPCError.invalidParams(parameter: "idempotencyKey", reason: "is only taken by actions that store something")
-                    }
-                    guard (1...IdempotencyKey.maximumLength).contains(text.count) else {
-                        throw RPCError.invalidParams(
-                            parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
-                    }
-                    key = IdempotencyKey(key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params))
-                }
-                // Actions start in the order they came, though a keyed one reads its key first.
-                await self.admission.enter()
-                // What it acts on and whose key it is, read when it starts, not when it arrived: an action before
-                // it may have changed the ViewModel (a product page's quantity), and a sign-in the shopper.
-                if let unscoped = key {
-                    var fingerprint = unscoped.fingerprint
-                    if let subject = action.subject { fingerprint += " " + subject(entry.screen.object).description }
-                    if let scope = self.idempotencyScope { fingerprint = scope() + " " + fingerprint }
-                    key = IdempotencyKey(key: unscoped.key, fingerprint: fingerprint)
-                }
-                var record: (fingerprint: String, outcome: [String: String])?
-                if let key, let lookUp = self.idempotencyRecord {
-                    do {
-                        record = try await lookUp(key.key)
-                    } catch {
-                        self.admission.leave()
-                        throw error
-                    }
-                }
-                self.admission.leave()
-                if let key, let record {
-                    // Stored already (by this server, another, or before a restart): answer, apply nothing.
-                    guard record.fingerprint == key.fingerprint else { throw ShopError.idempotencyKeyReused(key.key) }
-                    await self.settle?()
-                    self.flushDirty(force: true)
-                    var result = record.outcome.mapValues { JSONValue.string($0) }
-                    result["version"] = .integer(Int64(entry.version))
-                    result["replayed"] = true
-                    return .object(result)
-                }
-                // After the key: a resend of a change already stored is answered as such, though that change
-                // moved the version on.
-                if let expected = control.expectedVersion {
-                    self.flushDirty(force: true)
-                    guard expected == entry.version else { throw RPCError.versionConflict(expected: expected, current: entry.version) }
-                }
-                let extras: [String: JSONValue]
-                do {
-                    extras = try await IdempotencyKey.$current.withValue(key) {
-                        try await action.perform(entry.screen.object, request)
-                    }
-                } catch {
-                    await self.settle?()
-                    self.flushDirty(force: true)
-                    throw error
-                }
-                // What the stored change caused on every open ViewModel (reloads included) is shown first.
-                await self.settle?()
-                self.flushDirty(force: true)
-                var result = extras
-                result["version"] = .integer(Int64(entry.version))
-                return .object(result)
+                return { [unowned self] in try await self.perform(action, on: entry, request) }
             })
+    }
+
+    /// Runs `action` on the ViewModel of `entry` for `request`, and returns its result (`version` included).
+    private func perform(_ action: ActionDefinition, on entry: OpenViewModel, _ request: Request) async throws -> JSONValue {
+        // Closed since the request arrived, before the action started: cancelled, as an action whose screen
+        // closes while it runs is (-32800), and nothing is done.
+        guard self.screens[entry.handle] === entry else { throw CancellationError() }
+        let control = try ActionControl.of(request)
+        var key: IdempotencyKey?
+        if let text = control.idempotencyKey {
+            guard action.stores else {
+                throw RPCError.invalidParams(parameter: "idempotencyKey", reason: "is only taken by actions that store something")
+            }
+            guard (1...IdempotencyKey.maximumLength).contains(text.count) else {
+                throw RPCError.invalidParams(
+                    parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
+            }
+            key = IdempotencyKey(key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params))
+        }
+        // Actions start in the order they came, though a keyed one reads its key first.
+        await self.admission.enter()
+        // What it acts on and whose key it is, read when it starts, not when it arrived: an action before
+        // it may have changed the ViewModel (a product page's quantity), and a sign-in the shopper.
+        if let unscoped = key {
+            var fingerprint = unscoped.fingerprint
+            if let subject = action.subject { fingerprint += " " + subject(entry.screen.object).description }
+            if let scope = self.idempotencyScope { fingerprint = scope() + " " + fingerprint }
+            key = IdempotencyKey(key: unscoped.key, fingerprint: fingerprint)
+        }
+        var record: (fingerprint: String, outcome: [String: String])?
+        if let key, let lookUp = self.idempotencyRecord {
+            do {
+                record = try await lookUp(key.key)
+            } catch {
+                self.admission.leave()
+                throw error
+            }
+        }
+        self.admission.leave()
+        if let key, let record {
+            // Stored already (by this server, another, or before a restart): answer, apply nothing.
+            guard record.fingerprint == key.fingerprint else { throw ShopError.idempotencyKeyReused(key.key) }
+            await self.settle?()
+            self.flushDirty(force: true)
+            var result = record.outcome.mapValues { JSONValue.string($0) }
+            result["version"] = .integer(Int64(entry.version))
+            result["replayed"] = true
+            return .object(result)
+        }
+        // After the key: a resend of a change already stored is answered as such, though that change
+        // moved the version on.
+        if let expected = control.expectedVersion {
+            self.flushDirty(force: true)
+            guard expected == entry.version else { throw RPCError.versionConflict(expected: expected, current: entry.version) }
+        }
+        let extras: [String: JSONValue]
+        do {
+            extras = try await IdempotencyKey.$current.withValue(key) {
+                try await action.perform(entry.screen.object, request)
+            }
+        } catch {
+            await self.settle?()
+            self.flushDirty(force: true)
+            throw error
+        }
+        // What the stored change caused on every open ViewModel (reloads included) is shown first.
+        await self.settle?()
+        self.flushDirty(force: true)
+        var result = extras
+        result["version"] = .integer(Int64(entry.version))
+        return .object(result)
     }
 
     /// What a keyed request was: its method and params without the ones that do not change its effect,

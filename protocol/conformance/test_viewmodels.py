@@ -65,6 +65,30 @@ def test_close_kills_the_handle(mirrors: Mirrors):
         assert error["data"]["parameter"] == "viewModel"
 
 
+def test_an_action_sent_before_its_viewmodels_close_is_cancelled_not_invalid(mirrors: Mirrors):
+    # The handle was open when the action arrived; the close, read in the same turn, comes before the action
+    # starts: the action answers -32800 and does nothing, as one whose screen closes while it runs.
+    cart = open_settled(mirrors, "cart")
+    other = open_settled(mirrors, "cart")
+    detail = open_settled(mirrors, "productDetail", {"productId": "p-0001"})
+    session = mirrors.session
+    messages = [
+        session.request_message("cart/add", {"viewModel": cart.handle, "productId": "p-0001", "quantity": 1}),
+        session.request_message("viewModel/close", {"viewModel": cart.handle}),
+        session.request_message("productDetail/toggleFavorite", {"viewModel": detail.handle}),
+        session.request_message("viewModel/close", {"viewModel": detail.handle}),
+    ]
+    session.send_at_once(*messages)
+    answers = [session.read_until_response(message["id"]) for message in messages]
+    for answer in (answers[0], answers[2]):
+        assert_error(answer, -32800, answer["id"])
+    assert answers[1]["result"] is None and answers[3]["result"] is None
+    mirrors.assert_in_sync(other)
+    assert other.state["lines"] == []
+    fresh = open_settled(mirrors, "productDetail", {"productId": "p-0001"})
+    assert fresh.state["isFavorite"] is False and fresh.state["inCart"] == 0, fresh.state
+
+
 @pytest.mark.parametrize("method, params, parameter", [
     ("viewModel/open", {"type": "basket"}, "type"),
     ("viewModel/open", {}, "type"),
