@@ -223,6 +223,12 @@ public final class Connection {
             } catch {
                 sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
             }
+        case .immediateSnapshot(let body):
+            do {
+                sink.reply(madeBy: try body(request), id: id, outbox: self.outbox)
+            } catch {
+                sink.reply(.failure(RPCError(from: error)), id: id, outbox: self.outbox)
+            }
         case .task(let body):
             start({ try await body(request) }, id: id, sink: sink)
         case .preparedTask(let prepare):

@@ -4,6 +4,11 @@ import JSON
 public enum MethodHandler: Sendable {
     /// Answered at once, inside the main-actor turn that read the request (no task is created).
     case immediate(@MainActor @Sendable (Request) throws -> JSONValue)
+    /// Answered at once, as ``immediate``, with a result that shows state as it stands when the answer is
+    /// written: the first closure does the request's work in the turn that read it and returns the one that
+    /// makes the result. Alone, the result is made at once; in a batch, when the batch's array is written, so
+    /// that it is no older than what the notifications written before the array show.
+    case immediateSnapshot(@MainActor @Sendable (Request) throws -> @MainActor () throws -> JSONValue)
     /// Run as a task on the main actor, so that other messages (`ping`, `$/cancelRequest`) are served while
     /// it runs; `$/cancelRequest` cancels the task.
     case task(@MainActor @Sendable (Request) async throws -> JSONValue)

@@ -84,8 +84,11 @@ public final class ViewModelHost<Environment> {
     /// - Throws: ``ContractError`` or a schema error when the contract cannot be derived (a programming error).
     public func install() throws {
         var descriptions = Dictionary(uniqueKeysWithValues: try contract.methodDescriptions().map { ($0.name, $0) })
-        connection.register(descriptions.removeValue(forKey: "viewModel/open")!,
-                            handler: .immediate { [unowned self] request in try self.open(request) })
+        // Their states are read when the answer is written: in a batch, after what its other members caused.
+        connection.register(descriptions.removeValue(forKey: "viewModel/open")!, handler: .immediateSnapshot { [unowned self] request in
+            let entry = try self.open(request)
+            return { [unowned self] in try self.currentSnapshot(of: entry) }
+        })
         connection.register(descriptions.removeValue(forKey: "viewModel/close")!, handler: .immediate { [unowned self] request in
             let entry = try self.entry(for: request, type: nil)
             self.screens[entry.handle] = nil
@@ -94,10 +97,9 @@ public final class ViewModelHost<Environment> {
             entry.screen.reportChanges?(nil)
             return .null
         })
-        connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediate { [unowned self] request in
+        connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediateSnapshot { [unowned self] request in
             let entry = try self.entry(for: request, type: nil)
-            self.flushDirty(force: true)
-            return try self.snapshot(of: entry)
+            return { [unowned self] in try self.currentSnapshot(of: entry) }
         })
         for definition in contract.definitions {
             for action in definition.actions {
@@ -201,7 +203,7 @@ public final class ViewModelHost<Environment> {
         return method + " " + JSONValue.object(members).description
     }
 
-    private func open(_ request: Request) throws -> JSONValue {
+    private func open(_ request: Request) throws -> OpenViewModel {
         let params = try request.decodeParams(OpenParams.self)
         guard let definition = definitions[params.type] else {
             throw RPCError.invalidParams(
@@ -245,6 +247,12 @@ public final class ViewModelHost<Environment> {
             #endif
         }
         screens[entry.handle] = entry
+        return entry
+    }
+
+    /// The state of `entry` after every pending change is sent: no older than any notification written.
+    private func currentSnapshot(of entry: OpenViewModel) throws -> JSONValue {
+        flushDirty(force: true)
         return try snapshot(of: entry)
     }
 

@@ -75,4 +75,22 @@ import Testing
         #expect(output.count == 1, "one array, not \(output)")
         #expect(summary(output.first) == ["null -32600", "1 ok"])
     }
+
+    @Test func makesTheResultsThatShowStateWhenTheArrayIsWritten() async {
+        let harness = ConnectionHarness()
+        let count = Names([])  // the names added so far stand for the state
+        harness.connection.register(MethodDescription(name: "add", summary: "Adds a name later.", result: nil), handler: .task { request in
+            await Task.yield()
+            count.insert("\(request.id.map { "\($0)" } ?? "")")
+            return "added"
+        })
+        harness.connection.register(MethodDescription(name: "count", summary: "Counts the names.", result: nil), handler: .immediateSnapshot { _ in
+            { .integer(Int64(count.count)) }
+        })
+        // Alone: made at once.
+        #expect(await harness.answer(to: #"{"jsonrpc":"2.0","id":1,"method":"count"}"#) == result(0, id: 1))
+        // In a batch: made when the array is written, after the add that answered last.
+        let answer = await harness.answer(to: #"[{"jsonrpc":"2.0","id":2,"method":"count"},{"jsonrpc":"2.0","id":3,"method":"add"}]"#)
+        #expect(answer?.arrayValue?.first { $0["id"] == 2 } == result(1, id: 2))
+    }
 }

@@ -43,4 +43,6 @@ import Testing
     init(_ names: Set<String>) { self.names = names }
     func contains(_ name: String) -> Bool { names.contains(name) }
     func remove(_ name: String) { names.remove(name) }
+    func insert(_ name: String) { names.insert(name) }
+    var count: Int { names.count }
 }

@@ -66,3 +66,30 @@ def test_lifecycle_rules_apply_inside_batches(session: Session):
     answer = {response["id"]: response for response in session.read_value()}
     assert answer[1]["result"] == {}
     assert_error(answer[2], -32002, 2)
+
+
+def test_states_answered_in_a_batch_are_no_older_than_the_notifications_before_it(ready: Session):
+    # A batch's array is written when its last member has answered, after the notifications its members caused:
+    # a state it carries (viewModel/open, viewModel/get) is read then, not when its member ran, so that a client
+    # that applies the notifications it knows the handle of, and takes the states in the array, stays in step.
+    opened = ready.call("viewModel/open", {"type": "cart"})
+    cart = opened["viewModel"]
+    ready.send([
+        {"jsonrpc": "2.0", "id": 3, "method": "cart/add", "params": {"viewModel": cart, "productId": "p-0001", "quantity": 1}},
+        {"jsonrpc": "2.0", "id": 4, "method": "viewModel/open", "params": {"type": "cart"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "viewModel/get", "params": {"viewModel": cart}},
+    ])
+    newest: dict[str, int] = {}
+    while True:
+        message = ready.read_value()
+        if isinstance(message, list):
+            break
+        assert message.get("method") == "viewModel/changed", message
+        params = message["params"]
+        newest[params["viewModel"]] = max(newest.get(params["viewModel"], 0), params["version"])
+    answers = {response["id"]: response["result"] for response in message}
+    assert "version" in answers[3]
+    for result in (answers[4], answers[5]):
+        assert result["version"] >= newest.get(result["viewModel"], 0), (result["viewModel"], result["version"], newest)
+    assert answers[5]["version"] >= answers[3]["version"]
+    assert answers[5]["state"]["totals"]["itemCount"] == 1
