@@ -304,13 +304,13 @@ public final class ProductDetailViewModel {
             } catch {
                 switch Failure(error) {
                 case .cancelled:
-                    self?.isFavorite = previous
+                    self?.showFavorite(previous)
                     return CancellationError()
                 case .refused(let error):
-                    self?.isFavorite = previous
+                    self?.showFavorite(previous)
                     return error
                 case .operational(let info):
-                    self?.isFavorite = previous
+                    self?.showFavorite(previous)
                     self?.actionError = info
                 }
             }
@@ -423,6 +423,11 @@ public final class ProductDetailViewModel {
             } catch {
                 guard let self, !Task.isCancelled, let info = Failure.loadError(error) else { return false }
                 self.loadFailure = error as? ShopError
+                // A product that does not exist shows nothing of it (a page that found it gone, as one whose
+                // deletion it was told of); a page left without its product shows none of the shopper's
+                // parts of it either, whatever the feed showed while it loaded: as a fresh open shows it.
+                if self.loadFailure?.reason == ShopError.Reason.productNotFound { self.product = nil }
+                if self.product == nil { self.showNoParts() }
                 self.phase = .failed(info)
             }
             return true
@@ -440,8 +445,35 @@ public final class ProductDetailViewModel {
         clampQuantity()
     }
 
+    /// Whether the page shows the shopper's parts of its product (favourite mark, units in the cart): not
+    /// once it failed without its product (deleted, never existed, or its load failed), which a fresh open
+    /// shows with both null; the feed's favourite and cart changes then leave them so.
+    private var showsParts: Bool {
+        if case .failed = stored.phase, stored.product == nil { return false }
+        return true
+    }
+
+    /// Shows the favourite mark, on a page that shows the shopper's parts (``showsParts``).
+    private func showFavorite(_ value: Bool?) {
+        guard showsParts else { return }
+        isFavorite = value
+    }
+
+    /// Shows none of the shopper's parts, and the quantity and add-to-cart of a page without a product.
+    private func showNoParts() {
+        isFavorite = nil
+        inCart = nil
+        partError = nil
+        actionError = nil
+        if addToCartPhase == .succeeded {
+            addedFlagTask?.cancel()
+            addToCartPhase = .idle
+        }
+        clampQuantity()
+    }
+
     private func showCart(_ cart: Cart, of shopper: Shopper) {
-        guard shopper == session.shopper else { return }
+        guard shopper == session.shopper, showsParts else { return }
         inCart = cart.line(for: productId)?.quantity ?? 0
         if stored.isFavorite != nil { partError = nil }
         clampQuantity()
@@ -468,6 +500,7 @@ public final class ProductDetailViewModel {
     private func handle(_ event: ShopEvent) {
         switch event {
         case .favoriteChanged(let id, let value, let shopper) where id == productId && shopper == session.shopper:
+            guard showsParts else { break }
             isFavorite = value
             if inCart != nil { partError = nil }
             // A load under way may have read the mark before: it reads again after.
@@ -476,13 +509,14 @@ public final class ProductDetailViewModel {
             showCart(cart, of: shopper)
             if phase == .loading, shopper == session.shopper { load.noteMissedChange(tracking: events) }
         case .productsDeleted(let ids) where ids.contains(productId):
+            // The page shows what a fresh open of the deleted product shows: no product, none of the
+            // shopper's parts (the cart's change that removed its line, published next, leaves them so).
             load.cancel()
+            tasks.cancelAll()  // reloads for earlier changes, which would show the product or its parts again
             product = nil
-            isFavorite = nil
-            inCart = nil
-            partError = nil
             loadFailure = .productGone(productId)
             phase = .failed(message: "This product is no longer available.", retryable: false)
+            showNoParts()
         case .orderPlaced(let order, _) where phase == .loaded && order.lines.contains { $0.productId == productId }:
             // Its stock changed: reload it (tracked, so the answer of the checkout waits for it).
             events.track(tasks.run { [weak self, catalog, productId] in
@@ -520,7 +554,7 @@ public final class ProductDetailViewModel {
             async let favorite = attempt { try await favorites.isFavorite(productId: productId, for: shopper) }
             async let cartNow = attempt { try await cart.cart(of: shopper) }
             let (loaded, isFavorite, current) = await (product, favorite, cartNow)
-            guard let self, !Task.isCancelled, self.session.shopper == shopper else { return }
+            guard let self, !Task.isCancelled, self.session.shopper == shopper, self.showsParts else { return }
             if let loaded { self.show(loaded) }
             // The part error is this reload's: an earlier one's stays only if its part is still unknown.
             var favoriteError: ErrorInfo?

@@ -368,6 +368,65 @@ import Testing
         }
     }
 
+    /// What a fresh open of a product that no longer exists shows, with the message of a page that saw it
+    /// go (a fresh open says the product does not exist; one that was showing it says it left).
+    func goneAsAFreshOpenShowsIt() async -> ProductDetailState {
+        catalog.product.fails(ShopError.productNotFound(product.id))
+        let fresh = makeViewModel()
+        fresh.appear()
+        await settle { fresh.phase != .loading }
+        fresh.close()
+        var state = fresh.state
+        state.error = ErrorInfo(message: "This product is no longer available.", retryable: false)
+        return state
+    }
+
+    /// A deleted product's page shows what a fresh open shows (no product, favourite mark, units in the cart,
+    /// a quantity of 1), also after the cart's change that took the product's line out, which follows the
+    /// deletion, and after later favourite and cart changes of the shopper.
+    @Test func aDeletedProductsPageShowsWhatAFreshOpenShowsWhateverComesAfter() async throws {
+        cart.cart.returns(Cart(lines: [Fixture.line(product, quantity: 1)], tax: .zero, revision: 1))
+        let viewModel = await appeared(isFavorite: true)
+        try viewModel.incrementQuantity()
+        #expect(viewModel.state == loaded(quantity: 2, isFavorite: true, inCart: 1))
+
+        events.publish(.productsDeleted([product.id]))
+        events.publish(.cartChanged(Cart(lines: [], tax: .zero, revision: 2), shopper: Fixture.shopper))
+        events.publish(.favoriteChanged(productId: product.id, isFavorite: false, shopper: Fixture.shopper))
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 1)], tax: .zero, revision: 3), shopper: Fixture.shopper))
+        await events.settled()
+
+        #expect(viewModel.state == (await goneAsAFreshOpenShowsIt()))
+    }
+
+    /// A page whose product does not exist shows none of the shopper's parts, whatever the feed says of
+    /// them, as a fresh open of it does; also when a refresh found the product gone after the feed spoke.
+    @Test func aPageWithoutItsProductShowsNoneOfTheShoppersPartsOfIt() async throws {
+        catalog.product.fails(ShopError.productNotFound(product.id))
+        favorites.isFavorite.returns(true)
+        let viewModel = makeViewModel()
+        viewModel.appear()
+        await settle { viewModel.phase != .loading }
+        let opened = viewModel.state
+        #expect(opened.inCart == nil && opened.isFavorite == nil)
+
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 2)], tax: .zero, revision: 2), shopper: Fixture.shopper))
+        events.publish(.favoriteChanged(productId: product.id, isFavorite: true, shopper: Fixture.shopper))
+        #expect(viewModel.state == opened)
+
+        // A refresh that finds it gone, with the cart and the mark changing while it reads.
+        let gate = Gate()
+        catalog.product.handle { [product] _ in await gate.wait(); throw ShopError.productNotFound(product.id) }
+        let refresh = Task { await viewModel.refresh() }
+        await settle { gate.waiting == 1 }
+        events.publish(.cartChanged(Cart(lines: [Fixture.line(product, quantity: 1)], tax: .zero, revision: 3), shopper: Fixture.shopper))
+        events.publish(.favoriteChanged(productId: product.id, isFavorite: false, shopper: Fixture.shopper))
+        gate.open()
+        #expect(await refresh.value == .completed)
+        await events.settled()
+        #expect(viewModel.state == opened)
+    }
+
     @Test func canAddToCartCountsWhatTheCartHolds() async throws {
         // maxPerOrder 3, stock 4: with 3 in the cart, nothing more can be added.
         cart.cart.returns(Cart(lines: [Fixture.line(product, quantity: 3)], tax: .zero, revision: 1))

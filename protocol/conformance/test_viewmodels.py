@@ -293,6 +293,29 @@ def test_product_detail_of_an_unknown_product_fails_its_load(mirrors: Mirrors):
     mirrors.assert_in_sync(detail)
 
 
+def test_a_deleted_products_page_shows_what_a_fresh_open_shows(mirrors: Mirrors, catalog):
+    # The product is a favourite, in the cart and at a quantity of 2 when it is deleted: the deletion, and the
+    # cart's change that takes its line out, leave the page as a fresh open of it is (but for the message,
+    # which says the product left rather than that it does not exist).
+    product_id = in_stock_id(catalog)
+    cart = open_settled(mirrors, "cart")
+    detail = open_settled(mirrors, "productDetail", {"productId": product_id})
+    if not detail.state["isFavorite"]:
+        ok(action(mirrors, detail, "toggleFavorite"))
+    ok(action(mirrors, cart, "add", productId=product_id, quantity=1))
+    if detail.state["maxQuantity"] >= 2:
+        ok(action(mirrors, detail, "incrementQuantity"))
+    assert detail.state["inCart"] == 1 and detail.state["isFavorite"] is True
+
+    ok(action(mirrors, catalog, "toggleSelection", productId=product_id))
+    ok(action(mirrors, catalog, "deleteSelected"))
+    fresh = open_settled(mirrors, "productDetail", {"productId": product_id})
+    mirrors.assert_in_sync(detail)
+    assert detail.state["phase"] == fresh.state["phase"] == "failed"
+    assert detail.state["error"]["retryable"] is fresh.state["error"]["retryable"] is False
+    assert {**detail.state, "error": None} == {**fresh.state, "error": None}
+
+
 def test_increment_up_to_the_maximum_then_refused(mirrors: Mirrors, catalog):
     detail = open_settled(mirrors, "productDetail", {"productId": in_stock_id(catalog)})
     for _ in range(detail.state["maxQuantity"] - 1):
