@@ -187,6 +187,8 @@ struct PostgresChangeLogSource: ChangeLogSource {
             return try await PostgresRows.product(session, id: id).map { [.productChanged($0)] } ?? []
         case .productMoved(let productId, let from, let to):
             return [.productMoved(productId: productId, from: from, to: to)]
+        case .productRestocked(let productId):
+            return [.productRestocked(productId: productId)]
         case .notification(let seq, let replacing):
             guard let (notification, owner, unread) = try await PostgresInboxRows.notification(session, seq: seq) else { return [] }
             return [.notificationArrived(notification, replacing: replacing, unreadCount: unread, shopper: owner)]

@@ -52,7 +52,8 @@ enum PostgresProductChange {
             """)
     }
 
-    /// The change-log entries of the change (and its move when its category changed) and its notifications.
+    /// The change-log entries of the change (its move when its category changed, its coming back in stock
+    /// when its stock went from 0 to more) and its notifications.
     /// Last in the transaction: the change log's lock is held from the first entry to the commit, so no
     /// other lock may be waited for after it (a tick writes every change and bumps every cart first).
     static func log(_ session: PostgresSession, from old: Product, to new: Product, at now: Date) async throws -> PostgresInboxRows.Entries {
@@ -62,6 +63,10 @@ enum PostgresProductChange {
         if old.categoryId != new.categoryId {
             let seq = try await PostgresChangeLog.append(session, .productMoved, "\(new.id) \(old.categoryId) \(new.categoryId)", at: now)
             entries.append((seq, [.productMoved(productId: new.id, from: old.categoryId, to: new.categoryId)]))
+        }
+        if old.stock == 0 && new.stock > 0 {
+            let seq = try await PostgresChangeLog.append(session, .productRestocked, new.id, at: now)
+            entries.append((seq, [.productRestocked(productId: new.id)]))
         }
         return entries + (try await PostgresInboxRows.productChanged(session, from: old, to: new, at: now))
     }

@@ -30,6 +30,10 @@ public enum ShopEvent: Equatable, Sendable {
     /// A product moved from one category to another (published after its ``productChanged(_:)``): the
     /// counts per category changed, and a list of `to` may now hold it.
     case productMoved(productId: String, from: String, to: String)
+    /// A product came back in stock: its stock went from 0 to more (published after its
+    /// ``productChanged(_:)``, which does not say what the stock was). A list of products in stock may now
+    /// hold it.
+    case productRestocked(productId: String)
     /// A notification arrived in an account's inbox; `replacing` is the unread one of the same kind and
     /// product it replaced (removed), and `unreadCount` the inbox's unread count after it.
     case notificationArrived(InboxNotification, replacing: String?, unreadCount: Int, shopper: Shopper)

@@ -24,6 +24,8 @@ extension ChangeLog {
         case productChanged(id: String)
         /// A product moved to another category.
         case productMoved(productId: String, from: String, to: String)
+        /// A product came back in stock.
+        case productRestocked(productId: String)
         /// A notification arrived (replacing an unread one, when named): read it and its owner's unread count.
         case notification(seq: Int64, replacing: String?)
         /// Notifications were marked read (nil: all): read the owner's unread count.
@@ -53,7 +55,7 @@ extension ChangeLog.Meaning {
     package var needsRead: Bool {
         switch self {
         case .cart, .order, .productCreated, .account, .productChanged, .notification, .notificationsRead: true
-        case .favorite, .productsDeleted, .shopper, .sessionEnded, .productMoved, .resync, .nothing: false
+        case .favorite, .productsDeleted, .shopper, .sessionEnded, .productMoved, .productRestocked, .resync, .nothing: false
         }
     }
 }
@@ -96,6 +98,8 @@ extension ChangeLog.Entry {
             let parts = subject.split(separator: " ").map(String.init)
             guard parts.count == 3 else { return .resync }
             return .productMoved(productId: parts[0], from: parts[1], to: parts[2])
+        case .productRestocked:
+            return .productRestocked(productId: subject)
         case .notification:
             let ids = subject.split(separator: " ").map(String.init)
             guard let seq = ids.first.flatMap(InboxNotification.seq(of:)) else { return .nothing }

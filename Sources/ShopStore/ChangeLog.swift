@@ -37,6 +37,9 @@ package enum ChangeLog {
         /// A product moved to another category (subject `<id> <from> <to>`), written after its
         /// ``productChanged`` entry.
         case productMoved
+        /// A product came back in stock, from 0 to more (subject its id), written after its
+        /// ``productChanged`` entry.
+        case productRestocked
         /// A notification arrived (subject its id, then the id of the unread one it replaced, if any,
         /// after a space).
         case notification

@@ -4,8 +4,8 @@ import Shop
 
 /// Stores a change of an existing product, in the current transaction: the product row, a price point
 /// when its price or stock changed, a new revision of every cart holding it when its price, name or
-/// category changed, the change-log entries (the change, and its move when its category changed), and the
-/// notifications the change produces.
+/// category changed, the change-log entries (the change, its move when its category changed, its coming back
+/// in stock when its stock went from 0 to more), and the notifications the change produces.
 /// Shared by the catalog's `update` and the market simulation, so every change is stored the same way.
 enum ProductChangeRows {
     /// Stores `new` in place of `old` (same id) as of `now`.
@@ -39,6 +39,10 @@ enum ProductChangeRows {
         if old.categoryId != new.categoryId {
             let seq = try ChangeLog.append(db, .productMoved, "\(new.id) \(old.categoryId) \(new.categoryId)", at: now)
             entries.append((seq, [.productMoved(productId: new.id, from: old.categoryId, to: new.categoryId)]))
+        }
+        if old.stock == 0 && new.stock > 0 {
+            let seq = try ChangeLog.append(db, .productRestocked, new.id, at: now)
+            entries.append((seq, [.productRestocked(productId: new.id)]))
         }
         return entries + (try InboxRows.productChanged(db, from: old, to: new, at: now))
     }

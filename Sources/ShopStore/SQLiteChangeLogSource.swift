@@ -72,6 +72,8 @@ struct SQLiteChangeLogSource: ChangeLogSource {
             return try StoredRows.product(db, id: id).map { [.productChanged($0)] } ?? []
         case .productMoved(let productId, let from, let to):
             return [.productMoved(productId: productId, from: from, to: to)]
+        case .productRestocked(let productId):
+            return [.productRestocked(productId: productId)]
         case .notification(let seq, let replacing):
             guard let (notification, owner) = try InboxRows.notification(db, seq: seq) else { return [] }
             return [.notificationArrived(notification, replacing: replacing,

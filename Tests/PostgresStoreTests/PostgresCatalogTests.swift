@@ -121,8 +121,8 @@ struct PostgresCatalogTests {
         #expect(twins.postgres.published.events == twins.sqlitePublished.events)
         #expect(try await twins.postgres.logEntries() == (try await twins.sqliteLogEntries()))
         #expect(try await twins.postgres.logEntries().map(\.kind) == [
-            "favorite", "cart", "productChanged", "productChanged", "productMoved", "notification", "notification", "productChanged",
-            "productChanged",
+            "favorite", "cart", "productChanged", "productChanged", "productMoved", "productRestocked", "notification", "notification",
+            "productChanged", "productChanged",
         ])
         #expect(try await twins.postgres.catalog.priceHistory(productId: id, limit: 10)
             == (try await twins.sqlite.catalog.priceHistory(productId: id, limit: 10)))

@@ -61,6 +61,30 @@ import Testing
         #expect(recounted.first { $0.id == target.id }?.productCount == target.productCount + 1)
     }
 
+    /// A product whose stock goes from 0 to more is published as back in stock after its change, here and in
+    /// another server (whose change does not say what the stock was); other stock changes are not.
+    @Test func aProductBackInStockIsPublishedAfterTheChangeHereAndInAnotherServer() async throws {
+        let folder = try TemporaryFolder()
+        let events = ShopEvents()
+        let services = ShopServices.testing(try ShopDatabase(path: folder.databasePath), events: events)
+        let otherEvents = ShopEvents()
+        let otherFeed = ChangeFeed(database: try ShopDatabase(path: folder.databasePath), events: otherEvents)
+
+        let soldOut = try await services.catalog.update(id: "p-0001", ProductUpdate(stock: 0))
+        await otherFeed.catchUp()
+        let recorder = EventRecorder(events)
+        let otherRecorder = EventRecorder(otherEvents)
+        let restocked = try await services.catalog.update(id: "p-0001", ProductUpdate(stock: 3))
+        await otherFeed.catchUp()  // one change at a time: a later change of the product supersedes an earlier one
+        let more = try await services.catalog.update(id: "p-0001", ProductUpdate(stock: 5))
+        await otherFeed.catchUp()
+
+        #expect(soldOut.stock == 0)
+        let expected: [ShopEvent] = [.productChanged(restocked), .productRestocked(productId: "p-0001"), .productChanged(more)]
+        #expect(recorder.events == expected)
+        #expect(otherRecorder.events == expected)
+    }
+
     @Test func aTextChangeWritesNoPricePointAndAnUnchangedUpdateNothing() async throws {
         let events = ShopEvents()
         let services = ShopServices.testing(try ShopDatabase(path: ":memory:"), events: events)
