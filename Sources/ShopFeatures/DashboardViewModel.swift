@@ -7,8 +7,12 @@ import Shop
 ///
 /// Feed: a placed order joins `recentOrders` at once and refreshes `recommended`; a changed product shows
 /// its new price, stock and text wherever listed (out of stock, it leaves `recommended`), and one moved
-/// to another category refreshes `categories`; created and deleted products refresh `featured` and
-/// `categories` (and deletions `trending`); favourite changes refresh `recommended`. Refreshes triggered
+/// to another category refreshes `categories` and `recommended`; created and deleted products refresh
+/// `featured`, `categories` and `recommended` (and deletions `trending`); a product back in stock and
+/// favourite changes refresh `recommended`. `recommended` is chosen by the categories of the shopper's
+/// favourites and orders, among products in stock, featured and newest first: those are the changes that
+/// can change what it holds (a new price, name or text only shows where listed, and cart changes leave it
+/// alone). Refreshes triggered
 /// by the feed keep showing the current items (no `loading`). `trending`'s counts are not live: views
 /// and adds are not on the feed (they would reload every dashboard on every product view), so they
 /// change on a reload, a reload of the section, a deletion or a resync.
@@ -261,7 +265,13 @@ public final class DashboardViewModel {
                 events.track(startLoad(section, showsLoading: true))
             }
         case .productMoved:
+            // Recommendations are chosen by category: the product may join or leave them, and when the
+            // shopper favourited or ordered it, the categories they are chosen from changed.
             refreshQuietly(.categories)
+            refreshQuietly(.recommended)
+        case .productRestocked:
+            // Only products in stock are recommended: this one may now be.
+            refreshQuietly(.recommended)
         case .resync:
             for section in DashboardSection.allCases { refreshQuietly(section) }
         case .productChanged(let product):

@@ -186,6 +186,48 @@ import Testing
         await settle { viewModel.state == expected }
     }
 
+    /// `recommended` is chosen by the categories of the shopper's favourites and orders, among products in
+    /// stock: a product moved to another category, or back in stock, refreshes it quietly, as it may change
+    /// what a fresh read recommends; cart changes and a new price of a product it does not list cannot, and
+    /// reload nothing (a listed product's new price shows in place).
+    @Test func aProductMovedOrBackInStockRefreshesRecommendedQuietly() async {
+        let viewModel = await appeared()
+        events.publish(.cartChanged(.empty, shopper: Fixture.shopper))
+        events.publish(.cartChanged(.empty, shopper: Fixture.otherShopper))
+        events.publish(.productChanged(Fixture.product(8, price: 900)))
+        let repriced = Fixture.product(2, price: 700)
+        events.publish(.productChanged(repriced))
+        await events.settled()
+        #expect(recommendations.recommendations.calls.count == 1)
+        var expected = loaded
+        expected.recommended = section([repriced, suggested[1]], ProductSummary.init)
+        expected.trending.items[1].product = ProductSummary(repriced)
+        #expect(viewModel.state == expected)
+
+        // A product moves into a category the shopper ordered from.
+        let gate = Gate()
+        let moved = Fixture.product(8, price: 900, category: "garden")
+        recommendations.recommendations.handle { [suggested] _ in await gate.wait(); return [moved, suggested[1]] }
+        events.publish(.productChanged(moved))
+        events.publish(.productMoved(productId: moved.id, from: "books", to: "garden"))
+        #expect(viewModel.state.recommended == expected.recommended)  // still loaded while it reloads
+        await settle { gate.waiting == 1 }
+        gate.open()
+        await events.settled()
+        expected.recommended = section([moved, suggested[1]], ProductSummary.init)
+        #expect(viewModel.state.recommended == expected.recommended)
+
+        // A product comes back in stock.
+        let restocked = Fixture.product(9, stock: 2)
+        recommendations.recommendations.returns([moved, restocked])
+        events.publish(.productChanged(restocked))
+        events.publish(.productRestocked(productId: restocked.id))
+        await events.settled()
+        expected.recommended = section([moved, restocked], ProductSummary.init)
+        #expect(viewModel.state.recommended == expected.recommended)
+        #expect(recommendations.recommendations.calls.count == 3)
+    }
+
     @Test func viewsAndAddsElsewhereDoNotReloadTrending() async {
         let viewModel = await appeared()
         events.publish(.cartChanged(.empty, shopper: Fixture.otherShopper))
