@@ -151,8 +151,7 @@ struct PostgresAccountService: AccountService {
     func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account {
         let errors = AccountRules.errors(for: update)
         guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
-        let email = AccountRules.normalizedEmail(update.email)
-        let name = update.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let update = update.normalized
         let key = IdempotencyKey.current
         let now = now()
         let (account, seq) = try await database.write { session -> (Account, Int64?) in
@@ -160,17 +159,27 @@ struct PostgresAccountService: AccountService {
                 guard let account = try await PostgresRows.account(session, id: accountId) else { throw ShopError.sessionInvalid }
                 return (account, nil)
             }
+            guard !update.isEmpty else {
+                // An update that sets nothing writes nothing, so there is nothing for other servers to follow.
+                guard let account = try await PostgresRows.account(session, id: accountId) else { throw ShopError.sessionInvalid }
+                try await PostgresIdempotency.record(session, key, at: now)
+                return (account, nil)
+            }
             let updated: Account?
             do {
+                // Only the columns the update sets: the others keep what is stored when the row is locked
+                // (after a concurrent update commits, the newest version's), not what the screen loaded.
                 updated = try await session.first("""
-                    UPDATE account AS a SET name = \(name), email = \(email), bio = \(update.bio),
-                        notificationsEnabled = \(update.notificationsEnabled)
+                    UPDATE account AS a SET name = COALESCE(\(update.name), a.name), email = COALESCE(\(update.email), a.email),
+                        bio = COALESCE(\(update.bio), a.bio),
+                        notificationsEnabled = COALESCE(\(update.notificationsEnabled), a.notificationsEnabled)
                     WHERE a.id = \(accountId)
                     RETURNING \(unescaped: PostgresRows.accountColumns)
                     """).map(PostgresRows.account)
             } catch where PostgresStorageError.sqlState(error) == Self.uniqueViolation {
-                // The unique index on lower(email), the only unique column the update sets: another
+                // The unique index on lower(email), the only unique column the update can set: another
                 // account has the email (perhaps committed a moment ago by another server).
+                guard let email = update.email else { throw error }
                 throw ShopError.emailTaken(email)
             }
             guard let updated else { throw ShopError.sessionInvalid }

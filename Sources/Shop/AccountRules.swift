@@ -91,12 +91,12 @@ public enum AccountRules {
         return nil
     }
 
-    /// Every problem of a profile update, keyed by field (`name`, `email`, `bio`).
+    /// Every problem of the fields a profile update sets, keyed by field (`name`, `email`, `bio`).
     public static func errors(for update: ProfileUpdate) -> [String: String] {
         var errors: [String: String] = [:]
-        errors["name"] = nameError(update.name)
-        errors["email"] = emailError(update.email)
-        errors["bio"] = bioError(update.bio)
+        errors["name"] = update.name.flatMap(nameError)
+        errors["email"] = update.email.flatMap(emailError)
+        errors["bio"] = update.bio.flatMap(bioError)
         return errors
     }
 

@@ -27,8 +27,12 @@ public protocol AccountService: Sendable {
     /// - Throws: ``ShopError`` `sessionInvalid` when it no longer exists.
     func account(id: Int64) async throws -> Account
 
-    /// Saves a profile.
-    /// - Throws: ``ShopError`` `validationFailed` (by field), `emailTaken`.
+    /// Saves the fields of a profile that `update` sets, in one transaction; the others keep what is stored
+    /// then, so a save never puts back a value another save stored meanwhile. An update that sets nothing
+    /// writes nothing and answers the account as stored.
+    /// - Returns: The account as stored after the save.
+    /// - Throws: ``ShopError`` `validationFailed` (by field, for the fields it sets), `emailTaken`,
+    ///   `sessionInvalid` when the account no longer exists.
     func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account
 
     /// Moves a guest's cart lines (merged, quantities capped by stock and the per-order maximum) and

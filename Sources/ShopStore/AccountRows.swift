@@ -25,6 +25,16 @@ enum AccountRows {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE email = ? AND id IS NOT ?)", arguments: [email, id]) == true
     }
 
+    /// Sets the profile columns that `update` sets (already normalized) of account `id`; the others keep
+    /// what is stored, whatever the screen that saves had loaded. Does nothing when no account has `id`.
+    static func updateProfile(_ db: Database, id: Int64, _ update: ProfileUpdate) throws {
+        try db.execute(sql: """
+            UPDATE account SET name = COALESCE(?, name), email = COALESCE(?, email), bio = COALESCE(?, bio),
+                notificationsEnabled = COALESCE(?, notificationsEnabled)
+            WHERE id = ?
+            """, arguments: [update.name, update.email, update.bio, update.notificationsEnabled, id])
+    }
+
     /// Stores a new session of an account (its token only as a digest).
     static func insertSession(_ db: Database, _ session: NewSession, accountId: Int64) throws {
         try db.execute(sql: """

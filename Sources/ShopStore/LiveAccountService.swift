@@ -141,8 +141,7 @@ struct LiveAccountService: AccountService {
     func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account {
         let errors = AccountRules.errors(for: update)
         guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
-        let email = AccountRules.normalizedEmail(update.email)
-        let name = update.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let update = update.normalized
         let key = IdempotencyKey.current
         let now = now()
         let (account, seq) = try await StorageError.mapping {
@@ -151,12 +150,12 @@ struct LiveAccountService: AccountService {
                     guard let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
                     return (account, nil)
                 }
-                guard try !AccountRows.emailTaken(db, email, except: accountId) else { throw ShopError.emailTaken(email) }
-                try db.execute(sql: """
-                    UPDATE account SET name = ?, email = ?, bio = ?, notificationsEnabled = ? WHERE id = ?
-                    """, arguments: [name, email, update.bio, update.notificationsEnabled, accountId])
-                guard db.changesCount > 0, let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
+                if let email = update.email, try AccountRows.emailTaken(db, email, except: accountId) { throw ShopError.emailTaken(email) }
+                if !update.isEmpty { try AccountRows.updateProfile(db, id: accountId, update) }
+                guard let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
                 try IdempotencyRecord.record(db, key, at: now)
+                // An update that sets nothing writes nothing, so there is nothing for other servers to follow.
+                guard !update.isEmpty else { return (account, nil) }
                 return (account, try ChangeLog.append(db, .account, String(accountId), at: now))
             }
         }

@@ -204,6 +204,64 @@ struct PostgresAccountTests {
         await #expect(throws: ShopError.sessionInvalid) { try await server.accounts.account(id: 999) }
     }
 
+    @Test func aProfileSaveStoresOnlyTheFieldsItSetsAndKeepsTheOthersAsStored() async throws {
+        let first = try await PostgresTestServer(now: now)
+        let second = try await PostgresTestServer(sharing: first.database, now: now)
+        let ann = try await first.accounts.register(email: "ann@example.com", password: "secret123").account
+        let recorder = PostgresEventRecorder(second.events)
+
+        // One server saves the bio and the switch; another, whose screen loaded the profile before, then
+        // saves only the name it changed: the bio and the switch stay as the first save stored them.
+        _ = try await first.accounts.updateProfile(accountId: ann.id, ProfileUpdate(bio: "Reads.", notificationsEnabled: false))
+        let saved = try await second.accounts.updateProfile(accountId: ann.id, ProfileUpdate(name: " Ann Smith "))
+
+        var expected = ann
+        expected.name = "Ann Smith"
+        expected.bio = "Reads."
+        expected.notificationsEnabled = false
+        #expect(saved == expected)
+        #expect(try await first.accounts.account(id: ann.id) == expected)
+        // (The second server also publishes the first's entry, read on its way to its own.)
+        #expect(recorder.events.last == .accountChanged(saved))
+        let invalid = await #expect(throws: ShopError.self) {
+            try await second.accounts.updateProfile(accountId: ann.id, ProfileUpdate(bio: String(repeating: "b", count: 501)))
+        }
+        #expect(invalid?.details.keys.sorted() == ["bio"])
+    }
+
+    @Test func aProfileSaveWaitingOnAnotherServersUncommittedSaveKeepsWhatThatOneStored() async throws {
+        let server = try await PostgresTestServer(now: now)
+        let ann = try await server.accounts.register(email: "ann@example.com", password: "secret123").account
+        // Another server's save of the bio, made and not yet committed: it holds the account's row.
+        let other = try await PostgresTestConnection(server.database.url)
+        try await other.execute("BEGIN")
+        try await other.execute("UPDATE account SET bio = 'Reads.', notificationsEnabled = false WHERE id = \(ann.id)")
+        let saving = Task { [accounts = server.accounts] in try await accounts.updateProfile(accountId: ann.id, ProfileUpdate(name: "Ann Smith")) }
+        try await other.waitForLockWaiters(1)
+        try await other.execute("COMMIT")
+
+        var expected = ann
+        expected.name = "Ann Smith"
+        expected.bio = "Reads."
+        expected.notificationsEnabled = false
+        #expect(try await saving.value == expected)
+        #expect(try await server.accounts.account(id: ann.id) == expected)
+        try await other.close()
+    }
+
+    @Test func aProfileSaveThatSetsNothingWritesNothingAndAnswersTheStoredAccount() async throws {
+        let server = try await PostgresTestServer(now: now)
+        let ann = try await server.accounts.register(email: "ann@example.com", password: "secret123").account
+        let loggedBefore = try await server.logged()
+        let recorder = PostgresEventRecorder(server.events)
+
+        #expect(try await server.accounts.updateProfile(accountId: ann.id, ProfileUpdate()) == ann)
+
+        #expect(try await server.logged() == loggedBefore)
+        #expect(recorder.events.isEmpty)
+        await #expect(throws: ShopError.sessionInvalid) { try await server.accounts.updateProfile(accountId: 999, ProfileUpdate()) }
+    }
+
     @Test func twoAccountsSavingOneEmailAtOnceOnTwoServersOneGetsIt() async throws {
         let first = try await PostgresTestServer(now: now)
         let second = try await PostgresTestServer(sharing: first.database, now: now)

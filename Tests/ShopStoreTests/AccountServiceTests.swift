@@ -222,6 +222,47 @@ extension ShopServices {
         #expect(try await services.accounts.account(id: ann.id) == saved)
     }
 
+    @Test func aProfileSaveStoresOnlyTheFieldsItSetsAndKeepsTheOthersAsStored() async throws {
+        let events = ShopEvents()
+        let services = ShopServices.testing(database, now: now, events: events)
+        let ann = try await services.accounts.register(email: "ann@example.com", password: "secret123").account
+        let recorder = EventRecorder(events)
+
+        // One screen saves the bio and the switch; another, which loaded the profile before, then saves only
+        // the name it changed: the bio and the switch stay as the first save stored them.
+        let first = try await services.accounts.updateProfile(accountId: ann.id, ProfileUpdate(bio: "Reads.", notificationsEnabled: false))
+        let second = try await services.accounts.updateProfile(accountId: ann.id, ProfileUpdate(name: " Ann Smith "))
+
+        var expected = ann
+        expected.bio = "Reads."
+        expected.notificationsEnabled = false
+        #expect(first == expected)
+        expected.name = "Ann Smith"
+        #expect(second == expected)
+        #expect(try await services.accounts.account(id: ann.id) == expected)
+        #expect(recorder.events == [.accountChanged(first), .accountChanged(second)])
+        // Only the fields an update sets are checked: a valid name alone is not refused for anything else.
+        let invalid = await #expect(throws: ShopError.self) {
+            try await services.accounts.updateProfile(accountId: ann.id, ProfileUpdate(bio: String(repeating: "b", count: 501)))
+        }
+        #expect(invalid?.details.keys.sorted() == ["bio"])
+    }
+
+    @Test func aProfileSaveThatSetsNothingWritesNothingAndAnswersTheStoredAccount() async throws {
+        let events = ShopEvents()
+        let services = ShopServices.testing(database, now: now, events: events)
+        let ann = try await services.accounts.register(email: "ann@example.com", password: "secret123").account
+        let logged = { [database] in try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log") } }
+        let entriesBefore = try await logged()
+        let recorder = EventRecorder(events)
+
+        #expect(try await services.accounts.updateProfile(accountId: ann.id, ProfileUpdate()) == ann)
+
+        #expect(try await logged() == entriesBefore)
+        #expect(recorder.events.isEmpty)
+        await #expect(throws: ShopError.sessionInvalid) { try await services.accounts.updateProfile(accountId: 999, ProfileUpdate()) }
+    }
+
     @Test func aDatabaseFromBeforeAccountsKeepsItsDataForTheFirstAccount() async throws {
         // A database at the previous schema, with one cart line, a favourite and an order.
         let queue = try DatabaseQueue(configuration: ShopDatabase.configuration)
