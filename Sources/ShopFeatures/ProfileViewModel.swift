@@ -2,13 +2,14 @@ import Foundation
 import Observation
 import Shop
 
-/// The signed-in account's profile: name, email, bio and the notifications switch, edited as a draft and
-/// saved together.
+/// The signed-in account's profile: name, email, bio and the notifications switch, edited as a draft.
 ///
 /// Needs a signed-in session (opening it for a guest is refused with `signInRequired`). It follows the
 /// session: signing in as someone else loads their profile; signing out fails the screen with
-/// `signInRequired`'s message. A save made anywhere (another screen, another server) shows at once; fields
-/// the user is editing keep their draft.
+/// `signInRequired`'s message. A save made anywhere (another screen, another server) shows at once in
+/// every field the user has not changed; the fields the user changed keep their draft. `save()` stores
+/// only the fields the user changed (those that differ from the stored profile) and leaves the others as
+/// they are stored, so saving a new name never puts back a bio that another screen saved meanwhile.
 @MainActor @Observable
 public final class ProfileViewModel {
     public private(set) var phase: Phase = .idle
@@ -128,23 +129,24 @@ public final class ProfileViewModel {
         savePhase = .idle
     }
 
-    /// Saves the draft; every open ViewModel of the account (here and in other servers) shows it.
+    /// Saves the fields of the draft that differ from the stored profile (the others stay as they are
+    /// stored, whatever another screen saved meanwhile); every open ViewModel of the account (here and in
+    /// other servers) shows the result. With nothing changed, nothing is written and the draft shows the
+    /// profile as stored.
     /// - Throws: ``ShopError`` `validationFailed` (every invalid field, now shown), `emailTaken` (shown as
     ///   the email's error), `alreadySubmitting`, or as ``setField(_:_:)``. Operational failures show as
     ///   `savePhase` `failed`.
     public func save() async throws {
         try requireLoaded()
-        guard let accountId = saved?.id else { throw ShopError.notReady }
+        guard let stored = saved else { throw ShopError.notReady }
         let errors = fieldErrors
         guard errors.isEmpty else {
             touched = Set(ProfileField.allCases)
             throw ShopError.validationFailed(Dictionary(uniqueKeysWithValues: errors.map { ($0.key.rawValue, $0.value) }))
         }
         savePhase = .submitting
-        let update = ProfileUpdate(
-            name: fields.name.trimmingCharacters(in: .whitespacesAndNewlines), email: AccountRules.normalizedEmail(fields.email),
-            bio: fields.bio, notificationsEnabled: fields.notificationsEnabled)
-        let task = Task { [accounts] () -> Result<Account, any Error> in
+        let update = changes(from: stored)
+        let task = Task { [accounts, accountId = stored.id] () -> Result<Account, any Error> in
             do { return .success(try await accounts.updateProfile(accountId: accountId, update)) } catch { return .failure(error) }
         }
         saveTask = task
@@ -180,13 +182,34 @@ public final class ProfileViewModel {
         }
     }
 
+    /// The change that stores the fields the user changed: those whose draft (trimmed and normalized as
+    /// the store keeps it) differs from `stored`.
+    private func changes(from stored: Account) -> ProfileUpdate {
+        let draft = ProfileUpdate(name: fields.name, email: fields.email, bio: fields.bio, notificationsEnabled: fields.notificationsEnabled)
+            .normalized
+        return ProfileUpdate(
+            name: draft.name == stored.name ? nil : draft.name,
+            email: draft.email == stored.email ? nil : draft.email,
+            bio: draft.bio == stored.bio ? nil : draft.bio,
+            notificationsEnabled: draft.notificationsEnabled == stored.notificationsEnabled ? nil : draft.notificationsEnabled)
+    }
+
+    /// Shows `account` as stored. Its values replace the whole draft when `replacingDraft` or when the
+    /// draft was unchanged; otherwise only the fields the user has not changed (those that still show the
+    /// values stored before), and the fields the user changed keep their edits.
     private func show(_ account: Account, replacingDraft: Bool) {
-        let draftWasSaved = saved.map { ProfileFields($0) == fields } ?? true
+        let previous = saved.map(ProfileFields.init)
+        let stored = ProfileFields(account)
         saved = account
-        if replacingDraft || draftWasSaved {
-            fields = ProfileFields(account)
+        guard !replacingDraft, let previous, previous != fields else {
+            fields = stored
             touched = []
+            return
         }
+        if fields.name == previous.name { fields.name = stored.name }
+        if fields.email == previous.email { fields.email = stored.email }
+        if fields.bio == previous.bio { fields.bio = stored.bio }
+        if fields.notificationsEnabled == previous.notificationsEnabled { fields.notificationsEnabled = stored.notificationsEnabled }
     }
 
     @discardableResult

@@ -24,7 +24,7 @@ import Testing
         }
     }
 
-    @Test func loadsTheAccountAndSavesTheDraft() async throws {
+    @Test func loadsTheAccountAndSavesTheFieldsTheUserChanged() async throws {
         let (viewModel, _) = try await appeared()
         #expect(viewModel.state == ProfileState(
             phase: .loaded, error: nil, accountId: 1, fields: ProfileFields(Fixture.account), errors: [:], isValid: true,
@@ -40,7 +40,7 @@ import Testing
         accounts.updateProfile.returns(saved)
         try await viewModel.save()
         #expect(accounts.updateProfile.calls == [.init(accountId: 1, update: ProfileUpdate(
-            name: "Ann Smith", email: "ann@example.com", bio: "Reads.", notificationsEnabled: false))])
+            name: "Ann Smith", bio: "Reads.", notificationsEnabled: false))])
         #expect(viewModel.state == ProfileState(
             phase: .loaded, error: nil, accountId: 1, fields: ProfileFields(saved), errors: [:], isValid: true,
             hasChanges: false, savePhase: .succeeded))
@@ -67,22 +67,74 @@ import Testing
         #expect(viewModel.state.savePhase == .idle)
     }
 
-    @Test func aSaveElsewhereReplacesAnUneditedDraftAndKeepsAnEditedOne() async throws {
+    @Test func aSaveElsewhereShowsInTheFieldsTheUserHasNotChangedAndTheEditedOnesKeepTheirDraft() async throws {
         let (viewModel, _) = try await appeared()
         var renamed = Fixture.account
         renamed.name = "Ann Smith"
         events.publish(.accountChanged(renamed))
-        #expect(viewModel.state.fields.name == "Ann Smith")
+        #expect(viewModel.state.fields == ProfileFields(renamed))
         #expect(!viewModel.state.hasChanges)
 
         try viewModel.setField(.bio, "Draft")
         renamed.name = "A. Smith"
+        renamed.bio = "Reads."
+        renamed.notificationsEnabled = false
         events.publish(.accountChanged(renamed))
-        #expect(viewModel.state.fields.bio == "Draft")
-        #expect(viewModel.state.fields.name == "Ann Smith")  // the draft stays the user's
-        #expect(viewModel.saved?.name == "A. Smith")
+        var expected = ProfileFields(renamed)
+        expected.bio = "Draft"  // the field the user changed stays theirs
+        #expect(viewModel.state.fields == expected)
+        #expect(viewModel.saved == renamed)
         try viewModel.discardChanges()
         #expect(viewModel.state.fields == ProfileFields(renamed))
+    }
+
+    @Test func aSaveSendsOnlyTheChangedFieldsAndShowsTheProfileAsStored() async throws {
+        let (viewModel, _) = try await appeared()
+        try viewModel.setField(.name, "  Ann Smith ")
+        try viewModel.setField(.email, "ann@example.com ")  // the stored email once trimmed: unchanged
+        var stored = Fixture.account
+        stored.name = "Ann Smith"
+        stored.bio = "Saved by another screen meanwhile."
+        stored.notificationsEnabled = false
+        accounts.updateProfile.returns(stored)
+
+        try await viewModel.save()
+
+        #expect(accounts.updateProfile.calls == [.init(accountId: 1, update: ProfileUpdate(name: "Ann Smith"))])
+        #expect(viewModel.state == ProfileState(
+            phase: .loaded, error: nil, accountId: 1, fields: ProfileFields(stored), errors: [:], isValid: true,
+            hasChanges: false, savePhase: .succeeded))
+    }
+
+    @Test func aSaveAfterAnotherServersSaveShowedDoesNotSendItsValuesBack() async throws {
+        let (viewModel, _) = try await appeared()
+        try viewModel.setField(.name, "Ann Smith")
+        var elsewhere = Fixture.account
+        elsewhere.bio = "Reads."
+        elsewhere.notificationsEnabled = false
+        events.publish(.accountChanged(elsewhere))
+        var stored = elsewhere
+        stored.name = "Ann Smith"
+        accounts.updateProfile.returns(stored)
+
+        try await viewModel.save()
+
+        #expect(accounts.updateProfile.calls == [.init(accountId: 1, update: ProfileUpdate(name: "Ann Smith"))])
+        #expect(viewModel.state.fields == ProfileFields(stored))
+    }
+
+    @Test func savingWithNothingChangedSendsNoFieldAndShowsTheProfileAsStored() async throws {
+        let (viewModel, _) = try await appeared()
+        var stored = Fixture.account
+        stored.bio = "Saved by another screen meanwhile."
+        accounts.updateProfile.returns(stored)
+
+        try await viewModel.save()
+
+        #expect(accounts.updateProfile.calls == [.init(accountId: 1, update: ProfileUpdate())])
+        #expect(viewModel.state == ProfileState(
+            phase: .loaded, error: nil, accountId: 1, fields: ProfileFields(stored), errors: [:], isValid: true,
+            hasChanges: false, savePhase: .succeeded))
     }
 
     @Test func signingOutFailsTheScreenWithASignInMessage() async throws {
