@@ -552,6 +552,43 @@ def test_bad_profile_fields_are_field_errors_and_nothing_is_stored(server, shop_
     assert profile.state["fields"] == stored, "a refused save stored something"
 
 
+@pytest.mark.parametrize("b_shows_a_first", [False, True], ids=["b-saves-at-once", "b-shows-a-first"])
+def test_a_profile_save_keeps_what_another_server_saved_in_the_fields_it_did_not_change(server, shop_file,
+                                                                                        b_shows_a_first):
+    """Two servers on one database, one account: A saves the bio and the notifications switch and is
+    answered; B, whose user changed only the name, saves next. `save` stores only the fields whose draft
+    differs from the stored profile (protocol/README.md), so B's save never undoes A's acknowledged one,
+    whether B's screen already showed it (in the fields its user did not change) or not."""
+    a = server(shop_file)
+    account = register_account(a)
+    b = server(shop_file)
+    resume_account(b, account)
+    profile_a = open_settled(a, "profile")
+    profile_b = open_settled(b, "profile")
+    ok(action(b, profile_b, "setField", field="name", value="Named On B"))
+    ok(action(a, profile_a, "setField", field="bio", value="Saved on A."))
+    ok(action(a, profile_a, "setNotificationsEnabled", enabled=not profile_a.state["fields"]["notificationsEnabled"]))
+    both = dict(profile_a.state["fields"], name="Named On B")
+    ok(action(a, profile_a, "save"))
+    assert profile_a.state["savePhase"] == "succeeded", profile_a.state
+    if b_shows_a_first:
+        b.wait_until(profile_b, lambda state: state["fields"]["bio"] == "Saved on A.")
+        assert profile_b.state["fields"] == both and profile_b.state["hasChanges"] is True, profile_b.state
+
+    ok(action(b, profile_b, "save"))
+
+    assert profile_b.state["fields"] == both and profile_b.state["hasChanges"] is False, profile_b.state
+    a.wait_until(profile_a, lambda state: state["fields"] == both)
+    for mirrors, mirror in ((a, profile_a), (b, profile_b)):
+        mirrors.assert_in_sync(mirror)
+    # What is stored: a fresh open on a third server, and a reload on the first.
+    c = server(shop_file)
+    resume_account(c, account)
+    assert open_settled(c, "profile").state["fields"] == both
+    ok(action(a, profile_a, "refresh"))
+    assert profile_a.state["fields"] == both
+
+
 INJECTED_TEXT = ["Robert'); DROP TABLE accounts;--", '{"name":"x","accountId":1}', "O'Brien \"Bob\" \\ %_ *"]
 
 
