@@ -32,7 +32,8 @@ public protocol AccountService: Sendable {
     /// writes nothing and answers the account as stored.
     /// - Returns: The account as stored after the save.
     /// - Throws: ``ShopError`` `validationFailed` (by field, for the fields it sets), `emailTaken`,
-    ///   `sessionInvalid` when the account no longer exists.
+    ///   `sessionInvalid` when the account no longer exists; ``ShopError/sessionEnded`` when saved for a
+    ///   signed-in session (``WritingSession``) that was signed out or expired in the store (nothing saved).
     func updateProfile(accountId: Int64, _ update: ProfileUpdate) async throws -> Account
 
     /// Moves a guest's cart lines (merged, quantities capped by stock and the per-order maximum) and

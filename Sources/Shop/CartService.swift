@@ -2,7 +2,8 @@
 ///
 /// Every change returns the priced cart after it committed; live implementations also publish
 /// ``ShopEvent/cartChanged(_:shopper:)`` after the commit. A refused change leaves the cart as it was. Placing the
-/// cart as an order is the ``OrderService``'s.
+/// cart as an order is the ``OrderService``'s. A change made for a signed-in session (``WritingSession``) that
+/// was signed out or expired in the store throws ``ShopError/sessionEnded`` and changes nothing.
 public protocol CartService: Sendable {
     /// The shopper's cart as stored.
     func cart(of shopper: Shopper) async throws -> Cart

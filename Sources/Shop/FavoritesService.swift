@@ -1,6 +1,8 @@
 /// Remembers which products each shopper marked as favourite.
 ///
 /// Live implementations publish ``ShopEvent/favoriteChanged(productId:isFavorite:shopper:)`` after a change commits.
+/// A change made for a signed-in session (``WritingSession``) that was signed out or expired in the store throws
+/// ``ShopError/sessionEnded`` and changes nothing.
 public protocol FavoritesService: Sendable {
     /// Whether a product is a favourite.
     func isFavorite(productId: String, for shopper: Shopper) async throws -> Bool

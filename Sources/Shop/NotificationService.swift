@@ -1,7 +1,9 @@
 /// Each account's inbox: notifications of orders placed and of favourited products back in stock or
 /// cheaper, stored with the change that caused them.
 ///
-/// Guests have no inbox: every call for a guest throws ``ShopError`` `signInRequired`.
+/// Guests have no inbox: every call for a guest throws ``ShopError`` `signInRequired`. Marking read for a
+/// signed-in session (``WritingSession``) that was signed out or expired in the store throws
+/// ``ShopError/sessionEnded`` and marks nothing.
 public protocol NotificationService: Sendable {
     /// A page of the inbox, newest first.
     /// - Parameters:

@@ -1,4 +1,6 @@
-/// Each shopper's orders: placing the cart as an order, and the orders placed.
+/// Each shopper's orders: placing the cart as an order, and the orders placed. An order placed for a signed-in
+/// session (``WritingSession``) that was signed out or expired in the store throws ``ShopError/sessionEnded``
+/// and places nothing.
 public protocol OrderService: Sendable {
     /// The most recent orders, newest first.
     /// - Parameter limit: The most orders to return.

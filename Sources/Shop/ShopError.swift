@@ -23,7 +23,8 @@
 ///   new cart is shown (`details.revision`).
 /// - `idempotencyKeyReused`: an idempotency key already used for a different action or params.
 /// - `nothingSelected`: deleting a selection that is empty.
-/// - `signInRequired`: the action or ViewModel needs a signed-in session.
+/// - `signInRequired`: the action or ViewModel needs a signed-in session (also: a write of a session that was
+///   signed out or expired in the store, ``sessionEnded``).
 /// - `alreadySignedIn`: signing in or registering while signed in (sign out first).
 /// - `invalidCredentials`: the email or the password is wrong (never which).
 /// - `signInLocked`: too many failed sign-ins for this email lately (`details.retryAfter` seconds,
@@ -220,6 +221,12 @@ extension ShopError {
     public static func signInRequired(_ what: String) -> ShopError {
         ShopError(reason: Reason.signInRequired, message: "Sign in to \(what).")
     }
+
+    /// A write on behalf of a session that was signed out (in this or another server) or expired in the store,
+    /// before this server noticed: nothing was stored, and the session is a guest's again (see
+    /// ``WritingSession``). `signInRequired`, as for any action that needs a signed-in session.
+    public static let sessionEnded = ShopError(
+        reason: Reason.signInRequired, message: "You were signed out (in another window, or the session expired); sign in again.")
 
     /// Signing in or registering while signed in.
     public static let alreadySignedIn = ShopError(

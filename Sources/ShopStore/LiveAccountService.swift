@@ -143,9 +143,11 @@ struct LiveAccountService: AccountService {
         guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
         let update = update.normalized
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let (account, seq) = try await StorageError.mapping {
             try await database.write { db -> (Account, Int64?) in
+                try SessionCheck.requireLive(db, sessionId, at: now)
                 if case .replay = try IdempotencyRecord.check(db, key) {
                     guard let account = try AccountRows.account(db, id: accountId) else { throw ShopError.sessionInvalid }
                     return (account, nil)

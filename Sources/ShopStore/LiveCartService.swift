@@ -92,20 +92,23 @@ struct LiveCartService: CartService {
         }
     }
 
-    /// Runs a change atomically (in a savepoint of a group commit): bumps the cart revision, writes the
-    /// change-log entry and the task's idempotency key, and publishes the new cart after the commit. A
-    /// retry of a keyed change already stored applies nothing and returns the cart as it is.
+    /// Runs a change atomically (in a savepoint of a group commit): checks that the session it is made for is
+    /// live (``SessionCheck``), bumps the cart revision, writes the change-log entry and the task's idempotency
+    /// key, and publishes the new cart after the commit. A retry of a keyed change already stored applies
+    /// nothing and returns the cart as it is.
     /// - Parameter touched: the one product whose line the change may alter (nil: any), so that the new
     ///   cart is derived from the one this process knows at the revision before (see ``CartCache``).
     private func change(
         _ shopper: Shopper, touching touched: String?, _ body: @escaping @Sendable (Database) throws -> WrittenLine
     ) async throws -> Cart {
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let cache = database.cartCache
         let commits = database.commits
         let (cart, seq) = try await StorageError.mapping {
             try await database.commits.write { db -> (PricedCart, Int64?) in
+                try SessionCheck.requireLive(db, sessionId, at: now)
                 if case .replay = try IdempotencyRecord.check(db, key) { return (try StoredRows.pricedCart(db, of: shopper), nil) }
                 let written = try body(db)
                 try StoredRows.bumpCartRevision(db, of: shopper)

@@ -21,9 +21,11 @@ struct LiveFavoritesService: FavoritesService {
     func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws {
         let owner = shopper.storageKey
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let seq = try await StorageError.mapping {
             try await database.write { db -> Int64? in
+                try SessionCheck.requireLive(db, sessionId, at: now)
                 if case .replay = try IdempotencyRecord.check(db, key) { return nil }
                 if isFavorite {
                     guard try StoredRows.product(db, id: productId) != nil else {

@@ -25,9 +25,11 @@ struct LiveNotificationService: NotificationService {
         try InboxChecks.requireAccount(shopper)
         let seqs = Set(ids.compactMap(InboxNotification.seq(of:))).sorted()
         let owner = shopper.storageKey
+        let sessionId = WritingSession.id
         let now = now()
         let (unread, changed, logSeq) = try await StorageError.mapping {
             try await database.write { db -> (Int, [String], Int64?) in
+                try SessionCheck.requireLive(db, sessionId, at: now)
                 var changed: [String] = []
                 let update = try db.cachedStatement(sql: "UPDATE notification SET readAt = ? WHERE seq = ? AND owner = ? AND readAt IS NULL")
                 for seq in seqs {
@@ -50,9 +52,11 @@ struct LiveNotificationService: NotificationService {
     func markAllRead(of shopper: Shopper) async throws {
         try InboxChecks.requireAccount(shopper)
         let owner = shopper.storageKey
+        let sessionId = WritingSession.id
         let now = now()
         let (changed, logSeq) = try await StorageError.mapping {
             try await database.write { db -> ([String], Int64?) in
+                try SessionCheck.requireLive(db, sessionId, at: now)
                 let seqs = try Int64.fetchAll(db.cachedStatement(sql: "SELECT seq FROM notification WHERE owner = ? AND readAt IS NULL ORDER BY seq"),
                                               arguments: [owner])
                 guard !seqs.isEmpty else { return ([], nil) }

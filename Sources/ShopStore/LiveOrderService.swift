@@ -30,12 +30,14 @@ struct LiveOrderService: OrderService {
         guard shopper.accountId != nil else { throw ShopError.signInRequired("check out") }
         let owner = shopper.storageKey
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let createdAt = StoredDate.date(StoredDate.milliseconds(now))
         let cache = database.cartCache
         let commits = database.commits
         let (order, _, entries) = try await StorageError.mapping {
             try await database.commits.write { db -> (Order, Cart, InboxRows.Entries) in
+                try SessionCheck.requireLive(db, sessionId, at: now)
                 if case .replay(let outcome) = try IdempotencyRecord.check(db, key),
                    let id = outcome["orderId"], let (order, orderShopper) = try StoredRows.order(db, id: id), orderShopper == shopper {
                     return (order, try StoredRows.cart(db, of: shopper), [])
