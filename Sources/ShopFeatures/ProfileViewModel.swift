@@ -146,8 +146,16 @@ public final class ProfileViewModel {
         }
         savePhase = .submitting
         let update = changes(from: stored)
-        let task = Task { [accounts, accountId = stored.id] () -> Result<Account, any Error> in
-            do { return .success(try await accounts.updateProfile(accountId: accountId, update)) } catch { return .failure(error) }
+        let task = Task { [accounts, session, accountId = stored.id] () -> Result<Account, any Error> in
+            do {
+                // As the session's write: the store checks that its sign-in still holds.
+                return .success(try await session.write { shopper in
+                    guard shopper.accountId == accountId else { throw ShopError.signInRequired("edit your profile") }
+                    return try await accounts.updateProfile(accountId: accountId, update)
+                })
+            } catch {
+                return .failure(error)
+            }
         }
         saveTask = task
         let result = await task.valueCancellingWithCaller()

@@ -10,7 +10,10 @@ import Shop
 /// ViewModel loads the new shopper's data; the action that switched answers after they did.
 ///
 /// The session follows the feed: a profile saved anywhere updates ``account``; a sign-out of this
-/// session in another server, or the token's expiry, makes it a guest and says why in ``endedReason``.
+/// session in another server, or the token's expiry, makes it a guest and says why in ``endedReason``. Its
+/// writes do not wait for the feed: each names the session to the store (``WritingSession``), which refuses
+/// it when the session ended there (``ShopError/sessionEnded``); the session then becomes a guest at once,
+/// as when the feed tells it.
 @MainActor @Observable
 public final class ShopSession {
     /// Whose data the session's ViewModels show.
@@ -145,10 +148,13 @@ public final class ShopSession {
         await Task { [accounts] in try? await accounts.signOut(sessionId: sessionId) }.value
     }
 
-    /// Runs a write of the session's shopper's data (a cart change, a checkout, a favourite), with that
-    /// shopper. While a sign-in or sign-out switches shopper it waits, and a switch waits for the writes
-    /// under way: no write lands on a guest whose data was just moved (answered as stored, yet out of
-    /// every screen's reach).
+    /// Runs a write of the session's shopper's data (a cart change, a checkout, a favourite, the profile, the
+    /// inbox), with that shopper, and with the signed-in session as ``WritingSession/id`` so that the store
+    /// checks it is still live. While a sign-in or sign-out switches shopper it waits, and a switch waits for
+    /// the writes under way: no write lands on a guest whose data was just moved (answered as stored, yet out
+    /// of every screen's reach).
+    /// - Throws: what `body` throws; ``ShopError/sessionEnded`` when the store found the session signed out
+    ///   or expired (nothing was stored), after the session became a guest (``endedReason`` says why).
     public func write<T>(_ body: (Shopper) async throws -> T) async throws -> T {
         while switching { await withCheckedContinuation { switchWaiters.append($0) } }
         writesInFlight += 1
@@ -160,7 +166,14 @@ public final class ShopSession {
                 for waiter in waiters { waiter.resume() }
             }
         }
-        return try await body(shopper)
+        let (shopper, writing) = (shopper, sessionId)
+        do {
+            return try await WritingSession.$id.withValue(writing) { try await body(shopper) }
+        } catch let error as ShopError where error == .sessionEnded {
+            // Ended in the store before the feed said so here: the same as when it does.
+            if let writing, sessionId == writing { becomeGuest(reason: Self.endedElsewhere) }
+            throw error
+        }
     }
 
     private func beginSwitch() async {
