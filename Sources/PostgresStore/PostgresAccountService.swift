@@ -153,8 +153,10 @@ struct PostgresAccountService: AccountService {
         guard errors.isEmpty else { throw ShopError.validationFailed(errors) }
         let update = update.normalized
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let (account, seq) = try await database.write { session -> (Account, Int64?) in
+            try await PostgresSessionCheck.requireLive(session, sessionId, at: now)
             if case .replay = try await PostgresIdempotency.check(session, key) {
                 guard let account = try await PostgresRows.account(session, id: accountId) else { throw ShopError.sessionInvalid }
                 return (account, nil)

@@ -9,6 +9,9 @@ import ShopStore
 /// statement; the new cart, derived from the one read, is published on the feed after the commit, before the
 /// call returns.
 ///
+/// A change made for a signed-in session (``WritingSession``) checks in its bump that the session is live
+/// (``PostgresSessionCheck``), in the same round trip.
+///
 /// Round trips: `BEGIN`, the bump, the read, the write, `COMMIT` (a clear reads nothing). Each is a wait for
 /// the server, which is what a change costs here; the statements are arranged for fewer of them, not for
 /// less work in each. The read cannot join the bump: a statement sees the snapshot it started with, so a
@@ -75,7 +78,8 @@ struct PostgresCartService: CartService {
         }
     }
 
-    /// Runs a change atomically: takes the cart's lock (by bumping its revision), reads the cart and the line of
+    /// Runs a change atomically: checks that the session it is made for is live and takes the cart's lock (by
+    /// bumping its revision; both in one statement, ``SessionBump``), reads the cart and the line of
     /// `touched` (nil: the change empties the cart, reading nothing; its product kept from deletion when
     /// `keepingProduct`, see ``read``), lets `body` check it and add its statement,
     /// then stores that with the idempotency key and the change-log entry, and publishes the new cart after the
@@ -86,13 +90,22 @@ struct PostgresCartService: CartService {
         _ body: @escaping @Sendable (TouchedLine, inout PostgresStatement) throws -> (line: CartLine, taxRate: Int)?
     ) async throws -> Cart {
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let owner = shopper.storageKey
         let (cart, seq) = try await database.write { session -> (Cart, Int64?) in
             if case .replay = try await PostgresIdempotency.check(session, key) {
+                try await PostgresSessionCheck.requireLive(session, sessionId, at: now)
                 return (try await PostgresRows.cart(session, of: shopper), nil)
             }
-            let revision = try await PostgresRows.bumpCartRevision(session, of: shopper)
+            let revision: Int64
+            if let sessionId {
+                let bump = SessionBump(owner: owner, sessionId: sessionId, now: StoredDate.milliseconds(now))
+                guard let bumped = try await session.value(bump, as: Int64.self) else { throw ShopError.sessionEnded }
+                revision = bumped
+            } else {
+                revision = try await PostgresRows.bumpCartRevision(session, of: shopper)
+            }
             var statement = PostgresStatement()
             let cart: Cart
             if let touched {
@@ -109,6 +122,21 @@ struct PostgresCartService: CartService {
         }
         if let seq { await feed.committed(seq, [.cartChanged(cart, shopper: shopper)]) }
         return cart
+    }
+
+    /// The bump of a change made for a signed-in session, prepared: the cart's revision as `PostgresRows`' bump
+    /// does it, only when the session is live (no row when it is not: nothing bumped).
+    private struct SessionBump: PostgresPreparedQuery {
+        static let name = "storefront_session_bump_cart_revision"
+        static let sql = """
+            INSERT INTO cart_revision (owner, revision) SELECT $1, 1 WHERE \(PostgresSessionCheck.liveCondition(id: "$2", now: "$3"))
+            ON CONFLICT (owner) DO UPDATE SET revision = cart_revision.revision + 1
+            RETURNING revision
+            """
+        let owner: String
+        let sessionId: String
+        let now: Int64
+        func makeBindings() throws -> PostgresBindings { try .values(owner, sessionId, now) }
     }
 
     /// The cart as the transaction sees it (after its lock), and the line of `productId` with its product, kept

@@ -18,8 +18,10 @@ struct PostgresFavoritesService: FavoritesService {
     func setFavorite(productId: String, isFavorite: Bool, for shopper: Shopper) async throws {
         let owner = shopper.storageKey
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let seq = try await database.write { session -> Int64? in
+            try await PostgresSessionCheck.requireLive(session, sessionId, at: now)
             if case .replay = try await PostgresIdempotency.check(session, key) { return nil }
             let changed: Int
             if isFavorite {

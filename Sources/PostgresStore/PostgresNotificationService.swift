@@ -48,8 +48,10 @@ struct PostgresNotificationService: NotificationService {
     @discardableResult
     private func markRead(_ shopper: Shopper, only seqs: [Int64]?) async throws -> Int {
         let owner = shopper.storageKey
+        let sessionId = WritingSession.id
         let now = now()
         let (unread, changed, logSeq) = try await database.write { session -> (Int, [String], Int64?) in
+            try await PostgresSessionCheck.requireLive(session, sessionId, at: now)
             let changed = try await session.rows("""
                 UPDATE notification SET readAt = \(StoredDate.milliseconds(now))
                 WHERE owner = \(owner) AND readAt IS NULL AND (\(seqs == nil) OR seq = ANY(\(seqs ?? [])))

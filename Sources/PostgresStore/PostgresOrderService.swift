@@ -29,17 +29,22 @@ struct PostgresOrderService: OrderService {
         guard let accountId = shopper.accountId else { throw ShopError.signInRequired("check out") }
         let owner = shopper.storageKey
         let key = IdempotencyKey.current
+        let sessionId = WritingSession.id
         let now = now()
         let createdAt = StoredDate.date(StoredDate.milliseconds(now))
         let (order, entries) = try await database.write { session -> (Order, PostgresInboxRows.Entries) in
             if case .replay(let outcome) = try await PostgresIdempotency.check(session, key),
                let id = outcome["orderId"], let (order, orderShopper) = try await PostgresRows.order(session, id: id), orderShopper == shopper {
+                try await PostgresSessionCheck.requireLive(session, sessionId, at: now)
                 return (order, [])
             }
             // The cart's lock: no change of this cart, from any server, between reading it and emptying it. Read
-            // with it, whether the account wants to hear of its orders (no lock needed for that).
-            let (lockedRevision, enabled) = try await session.first(CartLock(owner: owner, accountId: accountId))?
-                .decode((Int64?, Bool).self) ?? (nil, false)
+            // with it, whether the account wants to hear of its orders (no lock needed for that), and whether the
+            // session the checkout is made for is live (``PostgresSessionCheck``).
+            let cartLock = CartLock(owner: owner, accountId: accountId, sessionId: sessionId, now: StoredDate.milliseconds(now))
+            let (lockedRevision, enabled, live) = try await session.first(cartLock)?
+                .decode((Int64?, Bool, Bool).self) ?? (nil, false, false)
+            guard live else { throw ShopError.sessionEnded }
             if let expectedRevision, (lockedRevision ?? 0) != expectedRevision { throw ShopError.cartChanged(revision: lockedRevision ?? 0) }
             // A cart never changed has no revision row, and nothing to lock: it was empty when this checkout looked
             // (a first add committed since comes after it).
@@ -116,16 +121,25 @@ struct PostgresOrderService: OrderService {
         return (PricedCart(lines: lines.map(\.line), taxRates: lines.map(\.taxRate), revision: revision), lines.map(\.product), orderSeq, noticeSeq)
     }
 
-    /// The cart's lock, and whether the account wants notifications: a checkout's first read, prepared.
+    /// The cart's lock, whether the account wants notifications, and whether the session (nil: none to check) is
+    /// live: a checkout's first read, prepared.
     private struct CartLock: PostgresPreparedQuery {
         static let name = "storefront_checkout_cart_lock"
         static let sql = """
             SELECT (SELECT revision FROM cart_revision WHERE owner = $1 FOR UPDATE),
-                   COALESCE((SELECT notificationsEnabled FROM account WHERE id = $2), false)
+                   COALESCE((SELECT notificationsEnabled FROM account WHERE id = $2), false),
+                   \(PostgresSessionCheck.liveCondition(id: "$3", now: "$4"))
             """
         let owner: String
         let accountId: Int64
-        func makeBindings() throws -> PostgresBindings { try .values(owner, accountId) }
+        let sessionId: String?
+        let now: Int64
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = try PostgresBindings.values(owner, accountId)
+            bindings.append(sessionId)
+            bindings.append(now)
+            return bindings
+        }
     }
 
     /// The read of ``lockedCart(_:owner:revision:)``, prepared.
