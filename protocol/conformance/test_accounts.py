@@ -321,6 +321,51 @@ def test_signing_out_in_one_server_makes_every_other_one_a_guest(server, shop_fi
     refused(action(b, cart_b, "checkout"), "signInRequired")
 
 
+def test_a_session_signed_out_in_one_server_writes_nothing_through_another(server, shop_file):
+    """Server B holds the session that server A signs out. B's next writes, sent as soon as A has answered,
+    are refused (`signInRequired`) and store nothing for the account, whether or not B's change-log poll has
+    read the sign-out by then: the store checks the session in each write's own transaction. Either way B is
+    a guest once its first write is answered (a refusal moves it there as the poll would), so an add B accepts
+    can only be a guest's own. Five rounds, so that the store's check is exercised however often the poll
+    (or PostgreSQL's notification) comes first."""
+    a = server(shop_file)
+    account = register_account(a)
+    login_a = a.open("login")
+    cart_a = open_settled(a, "cart")
+    b = server(shop_file)
+    login_b = b.open("login")
+    cart_b = open_settled(b, "cart")
+    ok(action(a, cart_a, "add", productId="p-0001", quantity=1))
+    token = account.token
+    for _ in range(5):
+        ok(action(b, login_b, "resume", token=token))
+        b.wait_until(cart_b, lambda state: line_quantities(cart_b) == {"p-0001": 1})
+
+        ok(action(a, login_a, "logout"))
+        add = action(b, cart_b, "add", productId="p-0002", quantity=1)
+        checkout = action(b, cart_b, "checkout")
+
+        if "error" in add:
+            refused(add, "signInRequired")
+        else:  # B had read the sign-out first: a guest's add, to the guest's own new cart (emptied again, so
+            # that the next sign-in's merge does not bring it to the account)
+            assert ok(add) and login_b.state["phase"] == "loggedOut", (add, login_b.state)
+            assert line_quantities(cart_b) == {"p-0002": 1}, cart_b.state
+            ok(action(b, cart_b, "remove", productId="p-0002"))
+        refused(checkout, "signInRequired")
+        assert login_b.state["phase"] == "loggedOut" and login_b.state["user"] is None, login_b.state
+        assert login_b.state["message"], login_b.state
+        b.wait_until(cart_b, lambda state: state["phase"] == "loaded" and "p-0001" not in line_quantities(cart_b))
+
+        # The account, as A sees it signed in again: its one line, and no order.
+        token = ok(login_with(a, login_a, account.email, account.password))["token"]
+        a.wait_until(cart_a, lambda state: state["phase"] == "loaded")
+        assert line_quantities(cart_a) == {"p-0001": 1}, cart_a.state
+        dashboard_a = open_settled(a, "dashboard")
+        assert dashboard_a.state["recentOrders"]["items"] == [], dashboard_a.state["recentOrders"]
+        a.close(dashboard_a)
+
+
 def test_repeated_failures_lock_signing_in_for_that_email(server):
     mirrors = server()
     account = register_account(mirrors)
