@@ -139,17 +139,14 @@ public final class ViewModelHost<Environment> {
                 throw RPCError.invalidParams(
                     parameter: "idempotencyKey", reason: "must have 1 to \(IdempotencyKey.maximumLength) characters")
             }
-            key = IdempotencyKey(key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params))
+            key = IdempotencyKey(
+                key: text, fingerprint: Self.fingerprint(method: request.method, params: request.params, openedWith: entry.args))
         }
         // Actions start in the order they came, though a keyed one reads its key first.
         await self.admission.enter()
-        // What it acts on and whose key it is, read when it starts, not when it arrived: an action before
-        // it may have changed the ViewModel (a product page's quantity), and a sign-in the shopper.
-        if let unscoped = key {
-            var fingerprint = unscoped.fingerprint
-            if let subject = action.subject { fingerprint += " " + subject(entry.screen.object).description }
-            if let scope = self.idempotencyScope { fingerprint = scope() + " " + fingerprint }
-            key = IdempotencyKey(key: unscoped.key, fingerprint: fingerprint)
+        // Scoped when it starts, not when it arrived: a sign-in answered meanwhile changed the shopper.
+        if let scope = self.idempotencyScope, let unscoped = key {
+            key = IdempotencyKey(key: unscoped.key, fingerprint: scope() + " " + unscoped.fingerprint)
         }
         var record: (fingerprint: String, outcome: [String: String])?
         if let key, let lookUp = self.idempotencyRecord {
@@ -195,12 +192,17 @@ public final class ViewModelHost<Environment> {
         return .object(result)
     }
 
-    /// What a keyed request was: its method and params without the ones that do not change its effect,
-    /// as canonical JSON (sorted members).
-    static func fingerprint(method: String, params: JSONValue?) -> String {
+    /// What a keyed request was: its method and params without the ones that do not change its effect, as
+    /// canonical JSON (sorted members), then the args its ViewModel was opened with when there are any (a
+    /// product page's product: a key used on one product's page is refused on another's). Not what the
+    /// ViewModel holds besides (a quantity chosen, a form's fields, a selection): the request itself changes
+    /// those, and its retry, on the same screen or on one opened again in another server, must match it.
+    static func fingerprint(method: String, params: JSONValue?, openedWith args: JSONValue) -> String {
         var members = params?.objectValue ?? [:]
         for name in ["viewModel", "expectedVersion", "idempotencyKey"] { members[name] = nil }
-        return method + " " + JSONValue.object(members).description
+        let request = method + " " + JSONValue.object(members).description
+        guard case .object(let opened) = args, !opened.isEmpty else { return request }
+        return request + " " + args.description
     }
 
     private func open(_ request: Request) throws -> OpenViewModel {
@@ -230,7 +232,7 @@ public final class ViewModelHost<Environment> {
             }
             throw rpcError
         }
-        let entry = OpenViewModel(number: nextHandle, type: definition.type, screen: screen)
+        let entry = OpenViewModel(number: nextHandle, type: definition.type, args: args, screen: screen)
         nextHandle += 1
         screen.appear()
         _ = try observeState(of: entry)
@@ -471,6 +473,8 @@ private final class OpenViewModel: DirtyEntry {
     /// Its type's wire name (`cart`).
     let type: String
     let screen: OpenScreen
+    /// The args it was opened with (`{}` for none), which a keyed request's fingerprint holds.
+    let args: JSONValue
     var version = 1
     #if DEBUG
     /// Whether Observation saw a change of what the state reads since the last read, and whether the
@@ -478,10 +482,11 @@ private final class OpenViewModel: DirtyEntry {
     nonisolated let reports = Mutex((observed: false, reported: false))
     #endif
 
-    init(number: Int, type: String, screen: OpenScreen) {
+    init(number: Int, type: String, args: JSONValue, screen: OpenScreen) {
         self.number = number
         self.handle = "v\(number)"
         self.type = type
+        self.args = args
         self.screen = screen
     }
 }

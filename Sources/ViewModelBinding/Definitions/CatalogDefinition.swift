@@ -52,8 +52,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 model.clearSelection()
                 return [:]
             },
-            .action("deleteSelected", summary: "Deletes the selected products and reloads.", stores: true, on: CatalogViewModel.self,
-                    subject: { ["selection": .array($0.selection.sorted().map(JSONValue.string))] }) { model in
+            .action("deleteSelected", summary: "Deletes the selected products and reloads.", stores: true, on: CatalogViewModel.self) { model in
                 try await model.deleteSelected()
                 return [:]
             },

@@ -21,7 +21,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 try await model.refresh().resultMembers()
             },
             .action("toggleFavorite", summary: "Marks or unmarks the product as a favourite (optimistic; reverts on failure).", stores: true,
-                    on: ProductDetailViewModel.self, subject: { ["productId": .string($0.productId)] }) { model in
+                    on: ProductDetailViewModel.self) { model in
                 try await model.toggleFavorite()
                 return [:]
             },
@@ -35,8 +35,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 return [:]
             },
             .action("addToCart", summary: "Adds the chosen quantity to the cart; didAddToCart shows for 2 s.", stores: true,
-                    on: ProductDetailViewModel.self,
-                    subject: { ["productId": .string($0.productId), "quantity": .integer(Int64($0.quantity))] }) { model in
+                    on: ProductDetailViewModel.self) { model in
                 try await model.addToCart()
                 return [:]
             },

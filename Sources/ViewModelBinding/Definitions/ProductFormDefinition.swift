@@ -26,8 +26,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 return [:]
             },
             .action("submit", summary: "Creates the product (edit mode: stores the changed product); refused while invalid (every error then shows), submitting, or already submitted.", stores: true,
-                    on: ProductFormViewModel.self,
-                    subject: { ["productId": $0.productId.map(JSONValue.string) ?? .null, "fields": .encoding($0.fields)] }) { model in
+                    on: ProductFormViewModel.self) { model in
                 try await model.submit()
                 return [:]
             },

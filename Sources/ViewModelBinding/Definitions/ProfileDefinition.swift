@@ -36,7 +36,7 @@ extension ViewModelDefinition<ShopEnvironment> {
                 return [:]
             },
             .action("save", summary: "Saves the draft; every open ViewModel of the account, in every server, shows it. Refused while invalid (every error then shows); a taken email becomes the email's error.", stores: true,
-                    on: ProfileViewModel.self, subject: { ["fields": .encoding($0.fields)] }) { model in
+                    on: ProfileViewModel.self) { model in
                 try await model.save()
                 return [:]
             },
