@@ -63,4 +63,8 @@ struct PostgresIdempotencyService: IdempotencyService {
         await feed.published(through: found.head)
         return found.record
     }
+
+    func publishStoredChanges() async {
+        await feed.publishedToHead()
+    }
 }

@@ -35,4 +35,9 @@ public protocol IdempotencyService: Sendable {
     /// The record of `key`, if a change was stored with it within the retention time.
     /// - Returns: the fingerprint of the request that used it, and its outcome.
     func record(of key: String) async throws -> (fingerprint: String, outcome: IdempotentOutcome)?
+
+    /// Returns once this server has published every change stored so far (its change feed caught up with the
+    /// log's head). A keyed change whose key another server stored while it ran is answered as a replay from
+    /// inside its own write, and that change may not be shown here yet: its answer waits for this.
+    func publishStoredChanges() async
 }

@@ -67,6 +67,13 @@ package final class ChangeFeed {
         await published(through: seq)
     }
 
+    /// Publishes every entry the log holds now, and returns once they are published (at once when a read of its
+    /// head fails: the poll publishes them later).
+    package func publishedToHead() async {
+        guard let head = try? await source.lastSeq() else { return }
+        await published(through: head)
+    }
+
     /// Publishes every entry up to `seq`, reading the log, and returns once they are published (at once when
     /// they are): for an answer that must come after what a commit shows, this server's (``committed(_:_:earlier:)``)
     /// or another's (an idempotent replay of another server's change).

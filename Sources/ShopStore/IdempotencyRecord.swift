@@ -70,4 +70,8 @@ struct LiveIdempotencyService: IdempotencyService {
         await feed.published(through: head)
         return record
     }
+
+    func publishStoredChanges() async {
+        await feed.publishedToHead()
+    }
 }

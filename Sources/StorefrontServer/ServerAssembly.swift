@@ -65,6 +65,7 @@ public struct ServerAssembly {
         if let services = environment?.services, let session = environment?.session {
             host.settle = { await services.events.settled() }
             host.idempotencyRecord = { key in try await services.idempotency.record(of: key) }
+            host.publishStoredChanges = { await services.idempotency.publishStoredChanges() }
             host.idempotencyScope = { session.shopper.storageKey }
         }
         Self.contractOrFail { try host.install() }

@@ -30,6 +30,10 @@ public final class ViewModelHost<Environment> {
     public var settle: (@MainActor () async -> Void)?
     /// Looks up an idempotency key recorded with a stored change: its request's fingerprint and outcome.
     public var idempotencyRecord: (@MainActor (String) async throws -> (fingerprint: String, outcome: [String: String])?)?
+    /// Publishes every change stored so far on this server's ViewModels, and returns once they show it: a keyed
+    /// action answered as a replay from inside its write (its key stored meanwhile by another server, with the
+    /// same request in flight) is answered after that change is shown, as a first attempt is.
+    public var publishStoredChanges: (@MainActor () async -> Void)?
     /// Whose actions these are (the session's shopper): part of a keyed request's fingerprint, so a key
     /// another shopper used is refused (`idempotencyKeyReused`) rather than answered with their outcome.
     public var idempotencyScope: (@MainActor () -> String)?
@@ -184,7 +188,9 @@ public final class ViewModelHost<Environment> {
             self.flushDirty(force: true)
             throw error
         }
-        // What the stored change caused on every open ViewModel (reloads included) is shown first.
+        // What the stored change caused on every open ViewModel (reloads included) is shown first; a keyed one
+        // may have been another server's, found in the write's own transaction.
+        if key != nil { await self.publishStoredChanges?() }
         await self.settle?()
         self.flushDirty(force: true)
         var result = extras

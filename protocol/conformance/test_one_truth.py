@@ -139,6 +139,31 @@ def test_a_replay_of_another_servers_change_is_answered_after_its_state(spawn, t
     assert cart_b.state["lines"] == [] and page_b.state["inCart"] == 0, (cart_b.state, page_b.state)
 
 
+def test_one_request_sent_to_two_servers_at_once_is_answered_by_both_after_its_state(spawn, tmp_path):
+    # A client that timed out on one server and resent to another while the first still worked: one stores the
+    # change, the other finds the key inside its own write and applies nothing. Both answer after their screens
+    # show the change (the second's may be the first's, not yet read from the change log by its poll).
+    database = str(tmp_path / "shared.sqlite")
+    sides = []
+    account = None
+    for _ in range(2):
+        session = spawn("--database", database)
+        session.initialize()
+        mirrors = Mirrors(session)
+        account = resume_account(mirrors, account) if account else register_account(mirrors)
+        sides.append((mirrors, open_settled(mirrors, "cart"), open_settled(mirrors, "productDetail", {"productId": "p-0001"})))
+    for attempt in range(4):  # p-0001 allows 5 per order
+        messages = []
+        for mirrors, cart, _ in sides:
+            message = mirrors.session.request_message(
+                "cart/add", {"viewModel": cart.handle, "productId": "p-0001", "quantity": 1, "idempotencyKey": f"both-{attempt}"})
+            mirrors.session.send_at_once(message)
+            messages.append(message)
+        for (mirrors, cart, page), message in zip(sides, messages):
+            ok(mirrors.session.read_until_response(message["id"]))
+            assert cart.state["totals"]["itemCount"] == attempt + 1 and page.state["inCart"] == attempt + 1, (cart.state, page.state)
+
+
 def test_text_holding_nul_is_refused_not_stored_as_its_prefix(mirrors: Mirrors):
     # SQLite's C API ends bound text at a NUL: "k\u0000b" would be the key "k", so a second add under it
     # would be answered as a replay of the first and never stored. Such text is -32602 naming the parameter.
