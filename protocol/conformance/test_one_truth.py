@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from storefront_session import Mirrors
-from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused, register_account, resume_account
+from viewmodel_helpers import Checkpoint, action, ok, open_settled, refused, register_account, servers_of_one_account
 
 pytestmark = pytest.mark.usefixtures("viewmodels_available")
 
@@ -114,15 +114,8 @@ def test_a_replay_of_another_servers_change_is_answered_after_its_state(spawn, t
     # The documented recovery (a server that died): the same request and key, sent to another server on the
     # database. Its answer says the change is stored, so that server's screens show it first, as for a first
     # attempt; its change-log poll may not have read the change yet.
-    database = str(tmp_path / "shared.sqlite")
-    sides = []
-    account = None
-    for _ in range(2):
-        session = spawn("--database", database)
-        session.initialize()
-        mirrors = Mirrors(session)
-        account = resume_account(mirrors, account) if account else register_account(mirrors)
-        sides.append((mirrors, open_settled(mirrors, "cart"), open_settled(mirrors, "productDetail", {"productId": "p-0001"})))
+    sides = [(mirrors, open_settled(mirrors, "cart"), open_settled(mirrors, "productDetail", {"productId": "p-0001"}))
+             for mirrors in servers_of_one_account(spawn, str(tmp_path / "shared.sqlite"))]
     (a, cart_a, _), (b, cart_b, page_b) = sides
     for attempt in range(5):
         key = f"retry-{attempt}"
@@ -143,15 +136,8 @@ def test_one_request_sent_to_two_servers_at_once_is_answered_by_both_after_its_s
     # A client that timed out on one server and resent to another while the first still worked: one stores the
     # change, the other finds the key inside its own write and applies nothing. Both answer after their screens
     # show the change (the second's may be the first's, not yet read from the change log by its poll).
-    database = str(tmp_path / "shared.sqlite")
-    sides = []
-    account = None
-    for _ in range(2):
-        session = spawn("--database", database)
-        session.initialize()
-        mirrors = Mirrors(session)
-        account = resume_account(mirrors, account) if account else register_account(mirrors)
-        sides.append((mirrors, open_settled(mirrors, "cart"), open_settled(mirrors, "productDetail", {"productId": "p-0001"})))
+    sides = [(mirrors, open_settled(mirrors, "cart"), open_settled(mirrors, "productDetail", {"productId": "p-0001"}))
+             for mirrors in servers_of_one_account(spawn, str(tmp_path / "shared.sqlite"))]
     for attempt in range(4):  # p-0001 allows 5 per order
         messages = []
         for mirrors, cart, _ in sides:
@@ -226,15 +212,8 @@ def test_cart_writes_sent_together_take_effect_in_the_order_sent(mirrors: Mirror
 
 def test_two_servers_on_one_file_show_each_others_changes(spawn, tmp_path):
     # Each server is a session of its own (a guest with its own cart): both sign into one account.
-    database = str(tmp_path / "shared.sqlite")
-    sides = []
-    account = None
-    for _ in range(2):
-        session = spawn("--database", database)
-        session.initialize()
-        mirrors = Mirrors(session)
-        account = resume_account(mirrors, account) if account else register_account(mirrors)
-        sides.append((mirrors, open_settled(mirrors, "cart")))
+    sides = [(mirrors, open_settled(mirrors, "cart"))
+             for mirrors in servers_of_one_account(spawn, str(tmp_path / "shared.sqlite"))]
     (a, cart_a), (b, cart_b) = sides
     ok(action(a, cart_a, "add", productId="p-0005", quantity=2))
     b.wait_until(cart_b, lambda state: state["totals"]["itemCount"] == 2)
@@ -251,15 +230,7 @@ def test_dashboards_recommend_what_a_fresh_open_does_after_a_move_or_a_restock(s
     # out and comes back in stock. Each open dashboard, here at the answer and in the other server once it
     # followed, shows what a fresh open shows. Not `trending`: its counts are not live (documented), and the
     # product page's view is stored within a second.
-    database = str(tmp_path / "shared.sqlite")
-    sides = []
-    account = None
-    for _ in range(2):
-        session = spawn("--database", database)
-        session.initialize()
-        mirrors = Mirrors(session)
-        account = resume_account(mirrors, account) if account else register_account(mirrors)
-        sides.append(mirrors)
+    sides = servers_of_one_account(spawn, str(tmp_path / "shared.sqlite"))
     a, b = sides
     detail = open_settled(a, "productDetail", {"productId": "p-0001"})
     ok(action(a, detail, "toggleFavorite"))

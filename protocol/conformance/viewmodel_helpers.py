@@ -103,6 +103,20 @@ def resume_account(mirrors: Mirrors, account: SignedIn) -> SignedIn:
     return signed_in(account.email, account.password, result)
 
 
+def servers_of_one_account(spawn, database: str, count: int = 2) -> list[Mirrors]:
+    """`count` servers on `database`, initialized, each a session signed into one new account (the first
+    registers it, the others resume its token)."""
+    servers = []
+    account = None
+    for _ in range(count):
+        session = spawn("--database", database)
+        session.initialize()
+        mirrors = Mirrors(session)
+        account = resume_account(mirrors, account) if account else register_account(mirrors)
+        servers.append(mirrors)
+    return servers
+
+
 class Checkpoint:
     """The mirrors as they stand when a response arrives, to check the ordering guarantee.
 
