@@ -267,10 +267,8 @@ public final class CartViewModel {
         let task = MainActorTask(executorPreference: session.taskExecutor) { [weak self, cartService, orders, session] () -> Result<Order?, any Error> in
             do {
                 // The cart the customer was shown, or nothing: another session may have changed it.
-                let order = try await session.write { current in
-                    // Signed out (or in as someone else) since the checkout was pressed: not this cart.
-                    guard current == shopper else { throw ShopError.signInRequired("check out") }
-                    return try await orders.placeOrder(expectedRevision: shownRevision, for: shopper)
+                let order = try await session.write(as: shopper, to: "check out") {
+                    try await orders.placeOrder(expectedRevision: shownRevision, for: shopper)
                 }
                 self?.analytics.record(AnalyticsEvent(
                     kind: .checkout, quantity: order.itemCount, shopper: shopper, at: session.now()))

@@ -130,7 +130,9 @@ public final class NotificationsViewModel {
         let shopper = try requireLoaded()
         guard let index = items.firstIndex(where: { $0.id == id }) else { throw ShopError.notificationNotFound(id) }
         guard !items[index].isRead else { return }
-        let unread = try await write(as: shopper) { [notifications] in try await notifications.markRead(ids: [id], of: shopper) }
+        let unread = try await session.write(as: shopper, to: "see your notifications") { [notifications] in
+            try await notifications.markRead(ids: [id], of: shopper)
+        }
         guard session.shopper == shopper else { return }
         if let index = items.firstIndex(where: { $0.id == id }) { items[index].isRead = true }
         unreadCount = unread
@@ -141,21 +143,11 @@ public final class NotificationsViewModel {
     public func markAllRead() async throws {
         let shopper = try requireLoaded()
         let shown = Set(items.map(\.id))
-        try await write(as: shopper) { [notifications] in try await notifications.markAllRead(of: shopper) }
+        try await session.write(as: shopper, to: "see your notifications") { [notifications] in try await notifications.markAllRead(of: shopper) }
         guard session.shopper == shopper else { return }
         for index in items.indices where shown.contains(items[index].id) { items[index].isRead = true }
         // What arrived meanwhile came after the read (its own change will say the count exactly).
         unreadCount = items.filter { !$0.isRead && !shown.contains($0.id) }.count
-    }
-
-    /// Runs a change of `shopper`'s inbox as the session's write (the store checks that its sign-in still
-    /// holds), unless the session is no longer `shopper`'s by then.
-    /// - Throws: `signInRequired` when it is not; what `body` throws.
-    private func write<T>(as shopper: Shopper, _ body: () async throws -> T) async throws -> T {
-        try await session.write { current in
-            guard current == shopper else { throw ShopError.signInRequired("see your notifications") }
-            return try await body()
-        }
     }
 
     // MARK: Loading

@@ -149,9 +149,8 @@ public final class ProfileViewModel {
         let task = Task { [accounts, session, accountId = stored.id] () -> Result<Account, any Error> in
             do {
                 // As the session's write: the store checks that its sign-in still holds.
-                return .success(try await session.write { shopper in
-                    guard shopper.accountId == accountId else { throw ShopError.signInRequired("edit your profile") }
-                    return try await accounts.updateProfile(accountId: accountId, update)
+                return .success(try await session.write(as: .account(accountId), to: "edit your profile") {
+                    try await accounts.updateProfile(accountId: accountId, update)
                 })
             } catch {
                 return .failure(error)

@@ -176,6 +176,17 @@ public final class ShopSession {
         }
     }
 
+    /// Runs a write of `shopper`'s data as ``write(_:)`` does, if the session still shops as `shopper` when it
+    /// runs (signed out, or in as someone else, since the action was asked for: not this shopper's write).
+    /// - Parameter what: what the write does, for the refusal's message (`"check out"`).
+    /// - Throws: `signInRequired` when the session shops as someone else; as ``write(_:)``.
+    public func write<T>(as shopper: Shopper, to what: String, _ body: () async throws -> T) async throws -> T {
+        try await write { current in
+            guard current == shopper else { throw ShopError.signInRequired(what) }
+            return try await body()
+        }
+    }
+
     private func beginSwitch() async {
         while switching { await withCheckedContinuation { switchWaiters.append($0) } }
         switching = true
