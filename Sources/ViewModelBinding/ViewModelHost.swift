@@ -88,10 +88,11 @@ public final class ViewModelHost<Environment> {
     /// - Throws: ``ContractError`` or a schema error when the contract cannot be derived (a programming error).
     public func install() throws {
         var descriptions = Dictionary(uniqueKeysWithValues: try contract.methodDescriptions().map { ($0.name, $0) })
-        // Their states are read when the answer is written: in a batch, after what its other members caused.
+        // Their states are read when the answer is written: in a batch, after what its other members caused. An
+        // opened ViewModel's state is the one its last notification sent (its version's), as at its open.
         connection.register(descriptions.removeValue(forKey: "viewModel/open")!, handler: .immediateSnapshot { [unowned self] request in
             let entry = try self.open(request)
-            return { [unowned self] in try self.currentSnapshot(of: entry) }
+            return { [unowned self] in try self.snapshot(of: entry) }
         })
         connection.register(descriptions.removeValue(forKey: "viewModel/close")!, handler: .immediate { [unowned self] request in
             let entry = try self.entry(for: request, type: nil)
@@ -103,7 +104,10 @@ public final class ViewModelHost<Environment> {
         })
         connection.register(descriptions.removeValue(forKey: "viewModel/get")!, handler: .immediateSnapshot { [unowned self] request in
             let entry = try self.entry(for: request, type: nil)
-            return { [unowned self] in try self.currentSnapshot(of: entry) }
+            return { [unowned self] in
+                self.flushDirty(force: true)
+                return try self.snapshot(of: entry)
+            }
         })
         for definition in contract.definitions {
             for action in definition.actions {
@@ -258,11 +262,6 @@ public final class ViewModelHost<Environment> {
         return entry
     }
 
-    /// The state of `entry` after every pending change is sent: no older than any notification written.
-    private func currentSnapshot(of entry: OpenViewModel) throws -> JSONValue {
-        flushDirty(force: true)
-        return try snapshot(of: entry)
-    }
 
     /// The state the client has of `entry` (its form built now if the changes since it was last built were
     /// sent as the state type's own patches), with its version and handle.
