@@ -35,7 +35,7 @@ enum PostgresSessionCheck {
     /// The read of ``requireLive(_:_:at:)``, prepared.
     private struct Live: PostgresPreparedQuery {
         static let name = "storefront_session_live"
-        static let sql = "SELECT 1 FROM account_session WHERE id = $1 AND endedAt IS NULL AND expiresAt > $2 FOR SHARE"
+        static let sql = "SELECT 1 WHERE \(liveCondition(id: "$1", now: "$2"))"
         let sessionId: String
         let now: Int64
         func makeBindings() throws -> PostgresBindings { try .values(sessionId, now) }
